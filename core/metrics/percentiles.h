@@ -1,0 +1,29 @@
+#pragma once
+
+#include <span>
+#include <vector>
+
+namespace ks {
+
+/// Percentile by linear interpolation between closest ranks, the same rule as
+/// numpy.percentile's default, so numbers line up with vLLM's benchmark tool.
+/// `sortedValues` must be sorted ascending; `p` is in [0, 100]. Empty input gives 0.
+double percentileOfSorted(std::span<const double> sortedValues, double p);
+
+/// Sorts a copy of `values` and returns the percentile (see percentileOfSorted).
+double percentile(std::span<const double> values, double p);
+
+/// The fixed set of percentiles every report shows.
+struct PercentileSummary {
+    double p50 = 0;
+    double p90 = 0;
+    double p95 = 0;
+    double p99 = 0;
+    double max = 0;
+    double mean = 0;
+    int count = 0;
+};
+
+PercentileSummary summarize(std::vector<double> values);
+
+} // namespace ks

@@ -1,0 +1,133 @@
+#include "batchengine.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kssim {
+
+namespace {
+// A prefix-cache hit still computes the last, partially filled KV block.
+constexpr int kKvBlockTokens = 16;
+
+qint64 reservationOf(const SequenceSpec& s)
+{
+    return qint64(s.promptTokens) + s.outputTokens;
+}
+} // namespace
+
+BatchEngine::BatchEngine(EngineConfig config)
+    : m_config(std::move(config))
+    , m_prefixCache(m_config.prefixCaching ? m_config.prefixCacheEntries : 0)
+{
+}
+
+void BatchEngine::submit(const SequenceSpec& spec)
+{
+    Sequence seq;
+    seq.spec = spec;
+    seq.spec.promptTokens = std::max(1, spec.promptTokens);
+    seq.spec.outputTokens = std::max(1, spec.outputTokens);
+    m_waiting.push_back(seq);
+}
+
+void BatchEngine::cancel(std::uint64_t id)
+{
+    auto running
+        = std::find_if(m_running.begin(), m_running.end(), [id](const Sequence& s) { return s.spec.id == id; });
+    if (running != m_running.end()) {
+        m_kvReserved -= reservationOf(running->spec);
+        m_running.erase(running);
+        return;
+    }
+    auto waiting
+        = std::find_if(m_waiting.begin(), m_waiting.end(), [id](const Sequence& s) { return s.spec.id == id; });
+    if (waiting != m_waiting.end())
+        m_waiting.erase(waiting);
+}
+
+double BatchEngine::kvCacheUsage() const
+{
+    if (m_config.kvCacheTokens <= 0)
+        return 0.0;
+    qint64 used = 0;
+    for (const Sequence& s : m_running)
+        used += s.spec.promptTokens - s.prefillRemaining + s.generated;
+    return std::min(1.0, double(used) / double(m_config.kvCacheTokens));
+}
+
+void BatchEngine::prefillChunk(Sequence& seq, int& budget, StepOutcome& out)
+{
+    const int chunk = std::min(budget, seq.prefillRemaining);
+    seq.prefillRemaining -= chunk;
+    budget -= chunk;
+    out.prefillTokens += chunk;
+    if (seq.prefillRemaining == 0) {
+        // The last prefill chunk samples the first token.
+        out.emissions.push_back({ seq.spec.id, 0, seq.spec.outputTokens == 1 });
+        seq.generated = 1;
+        ++out.decodeBatch;
+        m_prefixCache.insert(seq.spec.promptHash);
+    }
+}
+
+bool BatchEngine::admitOne(int& budget, StepOutcome& out)
+{
+    if (m_waiting.empty() || budget <= 0 || int(m_running.size()) >= m_config.maxNumSeqs)
+        return false;
+    const Sequence& head = m_waiting.front();
+    const qint64 need = reservationOf(head.spec);
+    // A sequence larger than the whole cache is admitted alone rather than starved forever.
+    if (m_kvReserved + need > m_config.kvCacheTokens && !m_running.empty())
+        return false;
+
+    Sequence seq = head;
+    m_waiting.pop_front();
+    seq.cacheHit = m_prefixCache.contains(seq.spec.promptHash);
+    seq.prefillRemaining = seq.cacheHit ? std::max(1, seq.spec.promptTokens % kKvBlockTokens) : seq.spec.promptTokens;
+    m_kvReserved += need;
+    out.admitted.push_back({ seq.spec.id, seq.cacheHit });
+    m_running.push_back(seq);
+    prefillChunk(m_running.back(), budget, out);
+    return true;
+}
+
+StepOutcome BatchEngine::step()
+{
+    StepOutcome out;
+    if (idle())
+        return out;
+
+    int budget = m_config.maxNumBatchedTokens;
+    int decodeSeqs = 0;
+    for (Sequence& seq : m_running) {
+        if (seq.prefillRemaining > 0 || seq.generated >= seq.spec.outputTokens)
+            continue;
+        out.emissions.push_back({ seq.spec.id, seq.generated, seq.generated + 1 == seq.spec.outputTokens });
+        ++seq.generated;
+        ++decodeSeqs;
+        --budget;
+    }
+    out.decodeBatch = decodeSeqs;
+    for (Sequence& seq : m_running) {
+        if (budget <= 0)
+            break;
+        if (seq.prefillRemaining > 0)
+            prefillChunk(seq, budget, out);
+    }
+    while (admitOne(budget, out)) { }
+
+    const auto& p = m_config.profile;
+    out.durationUs = std::int64_t(
+        std::llround(p.stepBaseUs + p.stepPerSeqUs * out.decodeBatch + p.prefillPerTokenUs * out.prefillTokens));
+
+    auto finished = [this](const Sequence& s) {
+        if (s.generated < s.spec.outputTokens)
+            return false;
+        m_kvReserved -= reservationOf(s.spec);
+        return true;
+    };
+    m_running.erase(std::remove_if(m_running.begin(), m_running.end(), finished), m_running.end());
+    return out;
+}
+
+} // namespace kssim

@@ -1,0 +1,94 @@
+#pragma once
+
+#include "prefixcache.h"
+#include "simprofile.h"
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace kssim {
+
+struct EngineConfig {
+    SimProfile profile;
+    int maxNumSeqs = 128;
+    int maxNumBatchedTokens = 2048;
+    qint64 kvCacheTokens = 0;
+    bool prefixCaching = true;
+    int prefixCacheEntries = 4096;
+};
+
+struct SequenceSpec {
+    std::uint64_t id = 0;
+    int promptTokens = 1;
+    int outputTokens = 1;
+    std::uint64_t promptHash = 0;
+};
+
+struct TokenEmission {
+    std::uint64_t id = 0;
+    int tokenIndex = 0;
+    bool last = false;
+};
+
+struct Admission {
+    std::uint64_t id = 0;
+    bool prefixCacheHit = false;
+};
+
+/// What one engine step does. Tokens in `emissions` become visible at the end of the step.
+struct StepOutcome {
+    std::int64_t durationUs = 0;
+    int decodeBatch = 0; ///< sequences sampled this step (decode plus prefills that completed)
+    int prefillTokens = 0;
+    std::vector<TokenEmission> emissions;
+    std::vector<Admission> admitted;
+};
+
+/// A continuous-batching scheduler in the style of vLLM V1, on abstract time:
+/// it decides what one step runs and how long that step takes, and is driven
+/// either by a real timer (EngineLoop) or by a virtual clock (tests, VirtualLoad).
+///
+/// Each step: every running sequence whose prefill is done decodes one token;
+/// the remaining token budget (max-num-batched-tokens) goes to unfinished prefills,
+/// then to waiting sequences admitted FIFO while fewer than max-num-seqs run and
+/// their KV-cache reservation (prompt + output) fits. A sequence whose prefill
+/// completes in a step emits its first token at the end of that step.
+/// Step time = base + perSeq * sampled sequences + prefillPerToken * prefill tokens.
+class BatchEngine {
+public:
+    explicit BatchEngine(EngineConfig config);
+
+    void submit(const SequenceSpec& spec);
+    /// Removes a sequence wherever it is (client went away); unknown ids are ignored.
+    void cancel(std::uint64_t id);
+
+    bool idle() const { return m_running.empty() && m_waiting.empty(); }
+    /// Plans one step and advances the state to its end.
+    StepOutcome step();
+
+    int runningCount() const { return int(m_running.size()); }
+    int waitingCount() const { return int(m_waiting.size()); }
+    /// KV-cache tokens in use (prompt prefilled so far plus tokens generated) over capacity.
+    double kvCacheUsage() const;
+    const EngineConfig& config() const { return m_config; }
+
+private:
+    struct Sequence {
+        SequenceSpec spec;
+        int prefillRemaining = 0;
+        int generated = 0;
+        bool cacheHit = false;
+    };
+
+    bool admitOne(int& budget, StepOutcome& out);
+    void prefillChunk(Sequence& seq, int& budget, StepOutcome& out);
+
+    EngineConfig m_config;
+    std::vector<Sequence> m_running; // admission order
+    std::deque<Sequence> m_waiting;
+    qint64 m_kvReserved = 0;
+    PrefixCache m_prefixCache;
+};
+
+} // namespace kssim

@@ -1,0 +1,189 @@
+#include "completionsession.h"
+
+#include "simconnection.h"
+
+namespace kssim {
+
+namespace {
+ApiError engineFailure()
+{
+    return { 500, QStringLiteral("simulated engine failure (--error-event)"), QStringLiteral("InternalServerError"),
+        {} };
+}
+ApiError shuttingDown()
+{
+    return { 503, QStringLiteral("server shutting down"), QStringLiteral("ServiceUnavailableError"), {} };
+}
+} // namespace
+
+CompletionSession::CompletionSession(
+    const SimProfile& profile, Setup setup, std::shared_ptr<TruthRecord> truth, SimConnection* connection)
+    : m_profile(profile)
+    , m_setup(std::move(setup))
+    , m_connection(connection)
+    , m_output(profile, m_setup.seed, m_setup.outputTokens)
+    , m_formatter(m_setup.request.endpoint, truth->id, m_setup.created, m_setup.request.model)
+    , m_truth(std::move(truth))
+    , m_wireRng(quint64(m_setup.wireSeed))
+    , m_faultAt(m_setup.outputTokens / 2)
+{
+}
+
+void CompletionSession::start()
+{
+    if (!m_setup.request.stream || !m_connection)
+        return;
+    m_connection->beginStream();
+    if (m_setup.request.endpoint == Endpoint::Chat)
+        sendEvent(m_formatter.roleChunk(), false);
+}
+
+void CompletionSession::onAdmitted(bool prefixCacheHit, std::int64_t stepStartUs)
+{
+    m_output.setPrefixCacheHit(prefixCacheHit);
+    m_truth->prefixCacheHit = prefixCacheHit;
+    m_truth->admittedUs = stepStartUs;
+}
+
+void CompletionSession::sendEvent(const QByteArray& payload, bool countsAsToken)
+{
+    const QByteArray eol = m_setup.wire.crlf ? "\r\n" : "\n";
+    if (m_setup.wire.comments && m_eventsSent % 8 == 0)
+        m_connection->sendChunk(": keep-alive" + eol + eol);
+    ++m_eventsSent;
+    const QByteArray framed = "data: " + payload + eol + eol;
+    std::vector<qsizetype> cuts;
+    if (m_setup.wire.splitWrites && framed.size() > 2) {
+        const int pieces = 1 + int(m_wireRng.bounded(2));
+        for (int i = 0; i < pieces; ++i)
+            cuts.push_back(1 + qsizetype(m_wireRng.bounded(quint32(framed.size() - 1))));
+        std::sort(cuts.begin(), cuts.end());
+    }
+    SimConnection::WrittenCallback onWritten;
+    if (countsAsToken) {
+        onWritten = [truth = m_truth](std::int64_t us) {
+            truth->tokenUs.push_back(us);
+            ++truth->tokensWritten;
+        };
+    }
+    m_connection->sendChunk(framed, cuts, std::move(onWritten));
+}
+
+void CompletionSession::sendDone()
+{
+    sendEvent("[DONE]", false);
+    m_connection->endStream([truth = m_truth, done = m_setup.onComplete](std::int64_t us) {
+        truth->endUs = us;
+        done();
+    });
+}
+
+CompletionSession::State CompletionSession::injectMidStreamFault(std::int64_t nowUs)
+{
+    switch (m_setup.fault) {
+    case Fault::DisconnectMid:
+        m_truth->endUs = nowUs;
+        m_connection->abortNow();
+        return State::Aborted;
+    case Fault::ErrorEvent:
+        if (m_setup.request.stream) {
+            sendEvent(errorBody(engineFailure()), false);
+            sendDone();
+        } else {
+            m_truth->status = 500;
+            const ApiError error = engineFailure();
+            m_connection->sendResponse(500, "application/json", errorBody(error), {},
+                [truth = m_truth, done = m_setup.onComplete](std::int64_t us) {
+                    truth->endUs = us;
+                    done();
+                });
+        }
+        return State::Aborted;
+    case Fault::Malformed:
+        if (m_setup.request.stream)
+            sendEvent("{\"id\":\"" + m_truth->id + "\",\"choices\":[{\"index\":0,\"text\":", false);
+        return State::Running;
+    case Fault::Stall:
+        m_connection->pauseUntil(nowUs + std::int64_t(m_setup.stallMs) * 1000);
+        return State::Running;
+    case Fault::None:
+    case Fault::Http500:
+    case Fault::Http429:
+        break;
+    }
+    return State::Running;
+}
+
+CompletionSession::State CompletionSession::onToken(const TokenEmission& emission, int batchSize, std::int64_t nowUs)
+{
+    if (!m_connection || !m_connection->isOpen())
+        return State::Aborted;
+    if (emission.tokenIndex == m_faultAt && m_setup.fault != Fault::None) {
+        const State state = injectMidStreamFault(nowUs);
+        if (state != State::Running)
+            return state;
+    }
+    const OutputStream::Token token = m_output.next(batchSize);
+    const bool last = emission.last;
+    const char* finishReason = nullptr;
+    if (last) {
+        const bool hitLimit = m_setup.request.ignoreEos || m_setup.outputTokens >= m_setup.request.maxTokens;
+        finishReason = hitLimit ? "length" : "stop";
+        m_truth->finishReason = finishReason;
+    }
+    if (m_setup.request.stream) {
+        sendEvent(m_formatter.tokenChunk(*token.escaped, token.reasoning, finishReason), true);
+    } else {
+        (token.reasoning ? m_reasoning : m_content) += *token.raw;
+        m_truth->tokenUs.push_back(nowUs);
+        ++m_truth->tokensWritten;
+    }
+    return last ? finish(nowUs) : State::Running;
+}
+
+CompletionSession::State CompletionSession::finish(std::int64_t)
+{
+    const int prompt = m_setup.request.promptTokens;
+    const int completion = m_setup.outputTokens;
+    if (m_setup.request.stream) {
+        if (m_setup.request.includeUsage)
+            sendEvent(m_formatter.usageChunk(prompt, completion), false);
+        sendDone();
+        return State::Finished;
+    }
+    QByteArray body
+        = m_formatter.fullResponse(m_content, m_reasoning, m_truth->finishReason.constData(), prompt, completion);
+    if (m_setup.fault == Fault::Malformed)
+        body.chop(body.size() / 2);
+    m_connection->sendResponse(
+        200, "application/json", body, {}, [truth = m_truth, done = m_setup.onComplete](std::int64_t us) {
+            truth->endUs = us;
+            done();
+        });
+    return State::Finished;
+}
+
+void CompletionSession::onClientGone(std::int64_t nowUs)
+{
+    if (m_truth->endUs < 0)
+        m_truth->endUs = nowUs;
+    if (m_truth->fault == QLatin1String("none"))
+        m_truth->fault = QStringLiteral("client_disconnected");
+}
+
+void CompletionSession::abortForShutdown(std::int64_t nowUs)
+{
+    m_truth->fault = QStringLiteral("server_shutdown");
+    m_truth->endUs = nowUs;
+    if (!m_connection || !m_connection->isOpen())
+        return;
+    if (m_setup.request.stream) {
+        sendEvent(errorBody(shuttingDown()), false);
+        sendDone();
+    } else {
+        m_connection->sendResponse(503, "application/json", errorBody(shuttingDown()));
+    }
+    m_connection->closeWhenFlushed();
+}
+
+} // namespace kssim

@@ -1,0 +1,74 @@
+#pragma once
+
+#include "batchengine.h"
+#include "chunkformatter.h"
+#include "faultplan.h"
+#include "outputstream.h"
+#include "simconnection.h"
+#include "truthlog.h"
+#include "wireoptions.h"
+
+#include <QPointer>
+
+#include <QRandomGenerator>
+#include <functional>
+#include <memory>
+
+namespace kssim {
+
+/// One completion request from acceptance to its last byte: turns engine token
+/// emissions into SSE events (or one JSON body), applies its fault, and keeps
+/// the truth record.
+class CompletionSession {
+public:
+    struct Setup {
+        std::uint64_t engineId = 0;
+        CompletionRequest request;
+        OutputSeed seed;
+        int outputTokens = 1;
+        Fault fault = Fault::None;
+        int stallMs = 0;
+        WireOptions wire;
+        std::uint64_t wireSeed = 0;
+        qint64 created = 0;
+        /// Called once the response's last byte is written (or the client is gone).
+        std::function<void()> onComplete;
+    };
+    enum class State { Running, Finished, Aborted };
+
+    CompletionSession(
+        const SimProfile& profile, Setup setup, std::shared_ptr<TruthRecord> truth, SimConnection* connection);
+
+    void start();
+    void onAdmitted(bool prefixCacheHit, std::int64_t stepStartUs);
+    /// Returns Finished after the last token, Aborted when a fault ended the
+    /// response early (the engine must drop the sequence).
+    State onToken(const TokenEmission& emission, int batchSize, std::int64_t nowUs);
+    void onClientGone(std::int64_t nowUs);
+    /// Server shutdown: ends the response with an error the client can see.
+    void abortForShutdown(std::int64_t nowUs);
+
+    const std::shared_ptr<TruthRecord>& truth() const { return m_truth; }
+    std::uint64_t engineId() const { return m_setup.engineId; }
+    SimConnection* connection() const { return m_connection; }
+
+private:
+    void sendEvent(const QByteArray& payload, bool countsAsToken);
+    void sendDone();
+    State finish(std::int64_t nowUs);
+    State injectMidStreamFault(std::int64_t nowUs);
+
+    const SimProfile& m_profile;
+    Setup m_setup;
+    QPointer<SimConnection> m_connection;
+    OutputStream m_output;
+    ChunkFormatter m_formatter;
+    std::shared_ptr<TruthRecord> m_truth;
+    QRandomGenerator m_wireRng;
+    QByteArray m_content; ///< kept only for non-streaming responses
+    QByteArray m_reasoning; ///< kept only for non-streaming responses
+    int m_faultAt = 0;
+    int m_eventsSent = 0;
+};
+
+} // namespace kssim

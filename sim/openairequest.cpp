@@ -1,0 +1,152 @@
+#include "openairequest.h"
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+namespace kssim {
+
+namespace {
+// Chat templates wrap every message in role markers; vLLM counts those tokens too.
+constexpr int kChatTokensPerMessage = 4;
+constexpr int kDefaultCompletionsMaxTokens = 16; // the OpenAI completions default
+constexpr int kBytesPerLongToken = 8;
+
+ApiError badRequest(const QString& message, const QString& param = {})
+{
+    return { 400, message, QStringLiteral("BadRequestError"), param };
+}
+} // namespace
+
+QByteArray errorBody(const ApiError& error)
+{
+    json body = { { "error",
+        { { "message", error.message.toStdString() }, { "type", error.type.toStdString() },
+            { "param", error.param.isEmpty() ? json(nullptr) : json(error.param.toStdString()) },
+            { "code", error.status } } } };
+    return QByteArray::fromStdString(body.dump());
+}
+
+int countTokens(const QByteArray& utf8)
+{
+    int tokens = 0;
+    qsizetype wordBytes = 0;
+    auto endWord = [&] {
+        if (wordBytes > 0)
+            tokens += int((wordBytes + kBytesPerLongToken - 1) / kBytesPerLongToken);
+        wordBytes = 0;
+    };
+    for (char c : utf8) {
+        if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
+            endWord();
+        else
+            ++wordBytes;
+    }
+    endWord();
+    return tokens;
+}
+
+std::variant<CompletionRequest, ApiError> parseCompletionRequest(
+    const QByteArray& body, Endpoint endpoint, const QString& servedModel, int maxModelLen)
+{
+    const json doc = json::parse(body.begin(), body.end(), nullptr, false);
+    if (doc.is_discarded())
+        return badRequest(QStringLiteral("request body is not valid JSON"));
+    if (!doc.is_object())
+        return badRequest(QStringLiteral("request body must be a JSON object"));
+
+    CompletionRequest req;
+    req.endpoint = endpoint;
+    if (!doc.contains("model") || !doc["model"].is_string())
+        return badRequest(QStringLiteral("'model' is required and must be a string"), QStringLiteral("model"));
+    req.model = QString::fromStdString(doc["model"].get<std::string>());
+    if (req.model != servedModel)
+        return ApiError { 404, QStringLiteral("The model `%1` does not exist.").arg(req.model),
+            QStringLiteral("NotFoundError"), QStringLiteral("model") };
+
+    if (endpoint == Endpoint::Completions) {
+        const json& prompt = doc.value("prompt", json());
+        if (prompt.is_string()) {
+            req.promptKey = QByteArray::fromStdString(prompt.get<std::string>());
+            req.promptTokens = countTokens(req.promptKey);
+        } else if (prompt.is_array() && !prompt.empty() && prompt[0].is_number_integer()) {
+            req.promptKey = QByteArray::fromStdString(prompt.dump());
+            req.promptTokens = int(prompt.size());
+        } else {
+            return badRequest(
+                QStringLiteral("'prompt' must be a string or a list of token ids"), QStringLiteral("prompt"));
+        }
+    } else {
+        const json& messages = doc.value("messages", json());
+        if (!messages.is_array() || messages.empty())
+            return badRequest(QStringLiteral("'messages' must be a non-empty list"), QStringLiteral("messages"));
+        for (const json& m : messages) {
+            if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
+                return badRequest(QStringLiteral("each message needs a string 'role'"), QStringLiteral("messages"));
+            const json& content = m.value("content", json(""));
+            const QByteArray text = content.is_string() ? QByteArray::fromStdString(content.get<std::string>())
+                                                        : QByteArray::fromStdString(content.dump());
+            req.promptTokens += kChatTokensPerMessage + countTokens(text);
+        }
+        req.promptKey = QByteArray::fromStdString(messages.dump());
+    }
+    req.promptTokens = std::max(1, req.promptTokens);
+    if (req.promptTokens >= maxModelLen)
+        return badRequest(QStringLiteral("This model's maximum context length is %1 tokens; the prompt has %2.")
+                              .arg(maxModelLen)
+                              .arg(req.promptTokens),
+            QStringLiteral("prompt"));
+
+    const int room = maxModelLen - req.promptTokens;
+    const char* maxKey = doc.contains("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
+    if (doc.contains(maxKey) && !doc[maxKey].is_null()) {
+        if (!doc[maxKey].is_number_integer() || doc[maxKey].get<long long>() < 1)
+            return badRequest(
+                QStringLiteral("'%1' must be a positive integer").arg(QLatin1String(maxKey)), QLatin1String(maxKey));
+        const long long asked = doc[maxKey].get<long long>();
+        if (asked > room)
+            return badRequest(QStringLiteral("'%1' is %2 but only %3 tokens fit after the prompt (max context %4)")
+                                  .arg(QLatin1String(maxKey))
+                                  .arg(asked)
+                                  .arg(room)
+                                  .arg(maxModelLen),
+                QLatin1String(maxKey));
+        req.maxTokens = int(asked);
+    } else {
+        req.maxTokens = endpoint == Endpoint::Completions ? std::min(kDefaultCompletionsMaxTokens, room) : room;
+    }
+
+    auto boolField = [&](const char* key, bool fallback) -> std::optional<bool> {
+        if (!doc.contains(key) || doc[key].is_null())
+            return fallback;
+        if (!doc[key].is_boolean())
+            return std::nullopt;
+        return doc[key].get<bool>();
+    };
+    const auto stream = boolField("stream", false);
+    const auto ignoreEos = boolField("ignore_eos", false);
+    if (!stream)
+        return badRequest(QStringLiteral("'stream' must be a boolean"), QStringLiteral("stream"));
+    if (!ignoreEos)
+        return badRequest(QStringLiteral("'ignore_eos' must be a boolean"), QStringLiteral("ignore_eos"));
+    req.stream = *stream;
+    req.ignoreEos = *ignoreEos;
+
+    if (doc.contains("temperature") && !doc["temperature"].is_null()) {
+        if (!doc["temperature"].is_number() || doc["temperature"].get<double>() < 0)
+            return badRequest(QStringLiteral("'temperature' must be a number >= 0"), QStringLiteral("temperature"));
+        req.temperature = doc["temperature"].get<double>();
+    }
+    if (doc.contains("seed") && !doc["seed"].is_null()) {
+        if (!doc["seed"].is_number_integer())
+            return badRequest(QStringLiteral("'seed' must be an integer"), QStringLiteral("seed"));
+        req.seed = std::uint64_t(doc["seed"].get<long long>());
+    }
+    if (doc.contains("stream_options") && doc["stream_options"].is_object()) {
+        const json& opts = doc["stream_options"];
+        req.includeUsage = opts.value("include_usage", false) == true;
+    }
+    return req;
+}
+
+} // namespace kssim

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+#include <cstdint>
+#include <optional>
+#include <variant>
+
+namespace kssim {
+
+enum class Endpoint { Completions, Chat };
+
+struct CompletionRequest {
+    Endpoint endpoint = Endpoint::Completions;
+    QString model;
+    QByteArray promptKey; ///< the exact prompt (or serialized messages): what the output depends on
+    int promptTokens = 0;
+    int maxTokens = 16;
+    bool ignoreEos = false;
+    double temperature = 1.0;
+    std::optional<std::uint64_t> seed;
+    bool stream = false;
+    bool includeUsage = false;
+};
+
+/// An error in the OpenAI shape: {"error": {"message", "type", "param", "code"}}.
+struct ApiError {
+    int status = 400;
+    QString message;
+    QString type = QStringLiteral("BadRequestError");
+    QString param;
+};
+
+QByteArray errorBody(const ApiError& error);
+
+/// Whitespace-separated words, long words counted per 8 bytes: a stand-in tokenizer
+/// that a client can predict (N words in, N prompt tokens reported).
+int countTokens(const QByteArray& utf8);
+
+std::variant<CompletionRequest, ApiError> parseCompletionRequest(
+    const QByteArray& body, Endpoint endpoint, const QString& servedModel, int maxModelLen);
+
+} // namespace kssim

@@ -1,0 +1,67 @@
+#include "virtualload.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace kssim {
+
+VirtualLoadResult runClosedLoop(const EngineConfig& config, const VirtualLoadSpec& load)
+{
+    BatchEngine engine(config);
+    VirtualLoadResult result;
+    struct Timing {
+        std::int64_t sentUs = 0;
+        std::int64_t firstUs = -1;
+    };
+    std::unordered_map<std::uint64_t, Timing> inFlight;
+    std::uint64_t nextId = 1;
+    std::int64_t nowUs = 0;
+
+    auto send = [&] {
+        SequenceSpec spec;
+        spec.id = nextId++;
+        spec.promptTokens = load.promptTokens;
+        spec.outputTokens = load.outputTokens;
+        spec.promptHash = spec.id * 0x9e3779b97f4a7c15ULL; // unique prompts: no prefix-cache hits
+        engine.submit(spec);
+        inFlight[spec.id] = { nowUs, -1 };
+    };
+
+    for (int i = 0; i < std::min(load.concurrency, load.requests); ++i)
+        send();
+    int sent = std::min(load.concurrency, load.requests);
+    int done = 0;
+    while (!engine.idle()) {
+        result.peakRunning = std::max(result.peakRunning, engine.runningCount());
+        result.peakWaiting = std::max(result.peakWaiting, engine.waitingCount());
+        const StepOutcome step = engine.step();
+        nowUs += step.durationUs;
+        for (const TokenEmission& e : step.emissions) {
+            Timing& t = inFlight[e.id];
+            if (e.tokenIndex == 0)
+                t.firstUs = nowUs;
+            if (!e.last)
+                continue;
+            const double ttft = double(t.firstUs - t.sentUs) / 1000.0;
+            const double e2e = double(nowUs - t.sentUs) / 1000.0;
+            result.ttftMs.push_back(ttft);
+            result.e2eMs.push_back(e2e);
+            if (load.outputTokens > 1)
+                result.tpotMs.push_back((e2e - ttft) / double(load.outputTokens - 1));
+            inFlight.erase(e.id);
+            ++done;
+            if (sent < load.requests) {
+                send();
+                ++sent;
+            }
+        }
+    }
+    const double seconds = double(nowUs) / 1e6;
+    if (seconds > 0) {
+        result.requestsPerSecond = double(done) / seconds;
+        result.outputTokensPerSecond = double(done) * load.outputTokens / seconds;
+    }
+    return result;
+}
+
+} // namespace kssim

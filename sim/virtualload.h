@@ -1,0 +1,31 @@
+#pragma once
+
+#include "batchengine.h"
+
+#include <vector>
+
+namespace kssim {
+
+/// A closed-loop load (fixed concurrency, fixed request count) played against a
+/// BatchEngine on virtual time: what an ideal client with zero overhead would
+/// measure. Used to calibrate profiles (bench/sim_predict) and in engine tests.
+struct VirtualLoadSpec {
+    int concurrency = 64;
+    int requests = 256;
+    int promptTokens = 128;
+    int outputTokens = 256;
+};
+
+struct VirtualLoadResult {
+    std::vector<double> ttftMs;
+    std::vector<double> tpotMs;
+    std::vector<double> e2eMs;
+    double requestsPerSecond = 0;
+    double outputTokensPerSecond = 0;
+    int peakRunning = 0;
+    int peakWaiting = 0;
+};
+
+VirtualLoadResult runClosedLoop(const EngineConfig& config, const VirtualLoadSpec& load);
+
+} // namespace kssim
