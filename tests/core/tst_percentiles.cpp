@@ -1,0 +1,52 @@
+#include "metrics/percentiles.h"
+
+#include <QTest>
+
+#include <vector>
+
+// Expected values are numpy.percentile(values, p) with the default (linear) method.
+class TestPercentiles : public QObject {
+    Q_OBJECT
+private slots:
+    void linearInterpolation_data()
+    {
+        QTest::addColumn<QList<double>>("values");
+        QTest::addColumn<double>("p");
+        QTest::addColumn<double>("expected");
+        QTest::newRow("median of four") << QList<double> { 1, 2, 3, 4 } << 50.0 << 2.5;
+        QTest::newRow("p90 of four") << QList<double> { 1, 2, 3, 4 } << 90.0 << 3.7;
+        QTest::newRow("p99 of four") << QList<double> { 1, 2, 3, 4 } << 99.0 << 3.97;
+        QTest::newRow("p40 unsorted") << QList<double> { 50, 15, 40, 20, 35 } << 40.0 << 29.0;
+        QTest::newRow("p0 is min") << QList<double> { 7, 3, 9 } << 0.0 << 3.0;
+        QTest::newRow("p100 is max") << QList<double> { 7, 3, 9 } << 100.0 << 9.0;
+        QTest::newRow("single value") << QList<double> { 42 } << 95.0 << 42.0;
+        QTest::newRow("p95 of 1..10") << QList<double> { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 } << 95.0 << 9.55;
+    }
+    void linearInterpolation()
+    {
+        QFETCH(QList<double>, values);
+        QFETCH(double, p);
+        QFETCH(double, expected);
+        const std::vector<double> v(values.begin(), values.end());
+        QVERIFY(qAbs(ks::percentile(v, p) - expected) < 1e-9);
+    }
+
+    void emptyInputIsZero()
+    {
+        QCOMPARE(ks::percentile(std::vector<double> {}, 50), 0.0);
+        QCOMPARE(ks::summarize({}).count, 0);
+    }
+
+    void summaryFields()
+    {
+        const auto s = ks::summarize({ 10, 20, 30, 40, 100 });
+        QCOMPARE(s.count, 5);
+        QCOMPARE(s.p50, 30.0);
+        QVERIFY(qAbs(s.p90 - 76.0) < 1e-9); // rank 3.6: 40 + 0.6 * 60
+        QCOMPARE(s.max, 100.0);
+        QCOMPARE(s.mean, 40.0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPercentiles)
+#include "tst_percentiles.moc"
