@@ -174,7 +174,12 @@ void SimServer::handleCompletion(
     setup.wire = m_options.wire;
     setup.wireSeed = combine(m_options.faultSeed, id);
     setup.created = QDateTime::currentSecsSinceEpoch();
-    setup.onComplete = [this, id] { completeTruth(id); };
+    // Deferred: the last write can complete inside a session method, which must
+    // not see its own session destroyed underneath it.
+    setup.onComplete = [this, id] {
+        QMetaObject::invokeMethod(
+            this, [this, id] { completeTruth(id); }, Qt::QueuedConnection);
+    };
 
     auto session = std::make_unique<CompletionSession>(profile, std::move(setup), truth, connection);
     session->start();
@@ -196,8 +201,6 @@ void SimServer::onStepFinished(const StepOutcome& outcome, qint64 startUs, qint6
         if (it == m_sessions.end())
             continue;
         ++m_generationTokensTotal;
-        // The session may be gone when onToken returns: a response written in
-        // full completes (and erases) it synchronously.
         const std::shared_ptr<TruthRecord> truth = it->second->truth();
         const CompletionSession::State state = it->second->onToken(e, outcome.decodeBatch, now);
         if (state == CompletionSession::State::Aborted) {
