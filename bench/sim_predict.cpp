@@ -37,8 +37,8 @@ void printRow(const Row& row)
 
 int main()
 {
-    const VirtualLoadSpec stress { 64, 256, 128, 256 };
-    const VirtualLoadSpec gentle { 4, 64, 128, 128 };
+    const VirtualLoadSpec stress { 64, 256, 128, 256, 2000 };
+    const VirtualLoadSpec gentle { 4, 64, 128, 128, 2000 };
     const Row rows[] = {
         { "sim-8b", 32, stress, "stress" },
         { "sim-8b", 128, stress, "stress" },

@@ -8,9 +8,9 @@ SimProfile make18b()
 {
     SimProfile p;
     p.name = QStringLiteral("sim-1.8b");
-    p.stepBaseUs = 14500;
+    p.stepBaseUs = 15500;
     p.stepPerSeqUs = 10;
-    p.prefillPerTokenUs = 50;
+    p.prefillPerTokenUs = 22;
     p.kvCacheTokens = 400000;
     p.meanOutputTokens = 180;
     return p;
@@ -20,9 +20,9 @@ SimProfile make8b()
 {
     SimProfile p;
     p.name = QStringLiteral("sim-8b");
-    p.stepBaseUs = 21000;
+    p.stepBaseUs = 24000;
     p.stepPerSeqUs = 15;
-    p.prefillPerTokenUs = 190;
+    p.prefillPerTokenUs = 95;
     p.kvCacheTokens = 160000;
     p.meanOutputTokens = 220;
     return p;

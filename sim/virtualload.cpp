@@ -1,6 +1,7 @@
 #include "virtualload.h"
 
 #include <algorithm>
+#include <deque>
 #include <unordered_map>
 
 namespace kssim {
@@ -17,21 +18,28 @@ VirtualLoadResult runClosedLoop(const EngineConfig& config, const VirtualLoadSpe
     std::uint64_t nextId = 1;
     std::int64_t nowUs = 0;
 
-    auto send = [&] {
+    std::deque<std::int64_t> arrivals; // times at which queued client requests reach the server
+    auto send = [&](std::int64_t atUs) {
         SequenceSpec spec;
         spec.id = nextId++;
         spec.promptTokens = load.promptTokens;
         spec.outputTokens = load.outputTokens;
         spec.promptHash = spec.id * 0x9e3779b97f4a7c15ULL; // unique prompts: no prefix-cache hits
         engine.submit(spec);
-        inFlight[spec.id] = { nowUs, -1 };
+        inFlight[spec.id] = { atUs, -1 };
     };
 
     for (int i = 0; i < std::min(load.concurrency, load.requests); ++i)
-        send();
+        send(0);
     int sent = std::min(load.concurrency, load.requests);
     int done = 0;
-    while (!engine.idle()) {
+    while (!engine.idle() || !arrivals.empty()) {
+        if (engine.idle())
+            nowUs = std::max(nowUs, arrivals.front());
+        while (!arrivals.empty() && arrivals.front() <= nowUs) {
+            send(arrivals.front());
+            arrivals.pop_front();
+        }
         result.peakRunning = std::max(result.peakRunning, engine.runningCount());
         result.peakWaiting = std::max(result.peakWaiting, engine.waitingCount());
         const StepOutcome step = engine.step();
@@ -51,7 +59,7 @@ VirtualLoadResult runClosedLoop(const EngineConfig& config, const VirtualLoadSpe
             inFlight.erase(e.id);
             ++done;
             if (sent < load.requests) {
-                send();
+                arrivals.push_back(nowUs + load.clientDelayUs);
                 ++sent;
             }
         }

@@ -14,6 +14,10 @@ struct VirtualLoadSpec {
     int requests = 256;
     int promptTokens = 128;
     int outputTokens = 256;
+    /// Time from a response's last token to the client's next request reaching
+    /// the server. Any real client needs some; it makes the next request miss the
+    /// step that starts at once, which splits arrival waves across prefill steps.
+    std::int64_t clientDelayUs = 2000;
 };
 
 struct VirtualLoadResult {
