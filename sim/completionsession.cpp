@@ -69,13 +69,18 @@ void CompletionSession::sendEvent(const QByteArray& payload, bool countsAsToken)
     m_connection->sendChunk(framed, cuts, std::move(onWritten));
 }
 
+SimConnection::WrittenCallback CompletionSession::onLastByteWritten() const
+{
+    return [truth = m_truth, done = m_setup.onComplete](std::int64_t us) {
+        truth->endUs = us;
+        done();
+    };
+}
+
 void CompletionSession::sendDone()
 {
     sendEvent("[DONE]", false);
-    m_connection->endStream([truth = m_truth, done = m_setup.onComplete](std::int64_t us) {
-        truth->endUs = us;
-        done();
-    });
+    m_connection->endStream(onLastByteWritten());
 }
 
 CompletionSession::State CompletionSession::injectMidStreamFault(std::int64_t nowUs)
@@ -92,11 +97,7 @@ CompletionSession::State CompletionSession::injectMidStreamFault(std::int64_t no
         } else {
             m_truth->status = 500;
             const ApiError error = engineFailure();
-            m_connection->sendResponse(500, "application/json", errorBody(error), {},
-                [truth = m_truth, done = m_setup.onComplete](std::int64_t us) {
-                    truth->endUs = us;
-                    done();
-                });
+            m_connection->sendResponse(500, "application/json", errorBody(error), {}, onLastByteWritten());
         }
         return State::Aborted;
     case Fault::Malformed:
@@ -155,11 +156,7 @@ CompletionSession::State CompletionSession::finish(std::int64_t)
         = m_formatter.fullResponse(m_content, m_reasoning, m_truth->finishReason.constData(), prompt, completion);
     if (m_setup.fault == Fault::Malformed)
         body.chop(body.size() / 2);
-    m_connection->sendResponse(
-        200, "application/json", body, {}, [truth = m_truth, done = m_setup.onComplete](std::int64_t us) {
-            truth->endUs = us;
-            done();
-        });
+    m_connection->sendResponse(200, "application/json", body, {}, onLastByteWritten());
     return State::Finished;
 }
 

@@ -55,6 +55,7 @@ public:
 private:
     void sendEvent(const QByteArray& payload, bool countsAsToken);
     void sendDone();
+    SimConnection::WrittenCallback onLastByteWritten() const;
     State finish(std::int64_t nowUs);
     State injectMidStreamFault(std::int64_t nowUs);
 

@@ -78,7 +78,7 @@ void SimServer::onConnectionClosed(SimConnection* connection)
 void SimServer::onRequest(SimConnection* connection, const HttpRequest& request, qint64 arrivalUs)
 {
     const QByteArray path = request.path();
-    const bool get = request.method == "GET" || request.method == "HEAD";
+    const bool get = request.method == "GET";
     const bool post = request.method == "POST";
     auto notAllowed = [&] {
         connection->sendResponse(405, "application/json",
