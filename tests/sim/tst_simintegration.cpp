@@ -237,13 +237,13 @@ private slots:
         for (int i = 0; i < 64; ++i) {
             clients.push_back(std::make_unique<RawHttpClient>());
             clients.back()->start(sim->port(),
-                postRequest("/v1/completions", completionJson(24, true, "prompt " + QByteArray::number(i)), false,
+                postRequest("/v1/completions", completionJson(48, true, "prompt " + QByteArray::number(i)), false,
                     "X-Request-Id: client-" + QByteArray::number(i) + "\r\n"));
         }
         QTRY_VERIFY_WITH_TIMEOUT(
             std::all_of(clients.begin(), clients.end(), [](const auto& c) { return c->isDone(); }), 60000);
         for (const auto& c : clients)
-            QCOMPARE(tokenEvents(splitSse(c->responses().value(0).body).data), 24);
+            QCOMPARE(tokenEvents(splitSse(c->responses().value(0).body).data), 48);
         const QByteArray metrics = exchange(sim->port(), getRequest("/metrics")).value(0).body;
         QCOMPARE(metricValue(metrics, "knobscope_sim_open_connections_peak"), 64.0);
         QCOMPARE(
@@ -259,8 +259,8 @@ private slots:
         for (const QJsonObject& t : truth) {
             latestAdmission = std::max(latestAdmission, qint64(t.value(QStringLiteral("admitted_us")).toDouble()));
             earliestEnd = std::min(earliestEnd, qint64(t.value(QStringLiteral("end_us")).toDouble()));
-            QCOMPARE(t.value(QStringLiteral("tokens_written")).toInt(), 24);
-            QCOMPARE(t.value(QStringLiteral("token_us")).toArray().size(), 24);
+            QCOMPARE(t.value(QStringLiteral("tokens_written")).toInt(), 48);
+            QCOMPARE(t.value(QStringLiteral("token_us")).toArray().size(), 48);
             clientIds.insert(t.value(QStringLiteral("client_request_id")).toString());
         }
         QVERIFY(latestAdmission < earliestEnd);
@@ -328,6 +328,8 @@ private slots:
         QCOMPARE(sim->terminate(), 0);
         const QJsonObject truth = readJsonl(truthPath).value(0);
         QCOMPARE(truth.value(QStringLiteral("fault")).toString(), fault);
+        QVERIFY(
+            truth.value(QStringLiteral("end_us")).toDouble() >= truth.value(QStringLiteral("arrival_us")).toDouble());
 
         int invalidEvents = 0;
         int errorEvents = 0;
