@@ -1,6 +1,6 @@
 #include "simcommandline.h"
 #include "simserver.h"
-#include "unixsignals.h"
+#include "util/unixsignals.h"
 
 #include <QCoreApplication>
 
@@ -40,8 +40,8 @@ int main(int argc, char** argv)
     raiseOpenFileLimit();
 
     kssim::SimServer server(std::get<kssim::SimOptions>(std::move(parsed)));
-    kssim::UnixSignals unixSignals;
-    QObject::connect(&unixSignals, &kssim::UnixSignals::terminationRequested, &server, &kssim::SimServer::shutdown);
+    ks::UnixSignals unixSignals;
+    QObject::connect(&unixSignals, &ks::UnixSignals::terminationRequested, &server, &kssim::SimServer::shutdown);
     QObject::connect(&server, &kssim::SimServer::stopped, &app, &QCoreApplication::quit);
 
     QString error;

@@ -4,7 +4,7 @@
 
 class QSocketNotifier;
 
-namespace kssim {
+namespace ks {
 
 /// Turns SIGTERM and SIGINT into a Qt signal on the main thread (the self-pipe
 /// pattern: the handler only writes one byte to a socket pair).
@@ -23,4 +23,4 @@ private:
     QSocketNotifier* m_notifier = nullptr;
 };
 
-} // namespace kssim
+} // namespace ks

@@ -1,4 +1,4 @@
-#include "unixsignals.h"
+#include "util/unixsignals.h"
 
 #include <QSocketNotifier>
 
@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace kssim {
+namespace ks {
 
 int UnixSignals::s_fds[2] = { -1, -1 };
 
@@ -43,4 +43,4 @@ void UnixSignals::handler(int signalNumber)
     [[maybe_unused]] const auto written = ::write(s_fds[0], &byte, 1);
 }
 
-} // namespace kssim
+} // namespace ks

@@ -1,0 +1,59 @@
+#include "armexecution.h"
+
+#include "metrics/percentiles.h"
+#include "store/recordjson.h"
+#include "util/unixsignals.h"
+
+#include <QEventLoop>
+
+#include <cstdio>
+
+ArmOutcome executeArm(const ks::LoadSpec& spec, ks::JsonlWriter* writer, ProgressReporter& progress,
+    const std::function<void(qint64)>& onStarted)
+{
+    ArmOutcome outcome;
+    ks::LoadRunner runner(spec);
+    ks::UnixSignals unixSignals;
+    QEventLoop loop;
+    QObject::connect(&unixSignals, &ks::UnixSignals::terminationRequested, &loop, [&](int) {
+        if (outcome.interrupted)
+            return;
+        outcome.interrupted = true;
+        std::fputs("\nknobscope: stopping: cancelling in-flight requests and closing the file\n", stderr);
+        runner.stop();
+    });
+    QObject::connect(&runner, &ks::LoadRunner::started, &loop, [&](qint64 t0) {
+        if (onStarted)
+            onStarted(t0);
+    });
+    QObject::connect(&runner, &ks::LoadRunner::recordsReady, &loop, [&](const QVector<ks::RequestRecord>& batch) {
+        for (const ks::RequestRecord& r : batch) {
+            if (writer)
+                writer->write(ks::toJson(r));
+            outcome.records.push_back(r);
+        }
+        if (writer)
+            writer->flush();
+    });
+    QObject::connect(
+        &runner, &ks::LoadRunner::progressed, &loop, [&](const ks::LoadProgress& p) { progress.update(p); });
+    QObject::connect(&runner, &ks::LoadRunner::finished, &loop, [&](const ks::LoadResult& result) {
+        outcome.result = result;
+        loop.quit();
+    });
+    outcome.error = runner.start();
+    if (!outcome.error.isEmpty())
+        return outcome;
+    loop.exec();
+    progress.finish();
+    return outcome;
+}
+
+ks::ClientLoad clientLoadOf(const ks::LoadResult& result)
+{
+    ks::ClientLoad load;
+    load.loopLagP99Ms = ks::percentile(result.stats.loopLagMs, 99);
+    load.cores = result.cores;
+    load.cpuUtilisation = result.wallS > 0 ? result.cpuS / (result.wallS * result.cores) : 0;
+    return load;
+}

@@ -1,0 +1,198 @@
+// knobscope calibrate: the client's own measurement error against the
+// simulator's truth log, on one monotonic clock (DESIGN.md section 8).
+#include "armexecution.h"
+#include "commands.h"
+#include "loadflags.h"
+#include "metrics/percentiles.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+#include <cstdio>
+#include <unordered_map>
+
+namespace {
+
+QString findSimulator(const QString& given)
+{
+    if (!given.isEmpty())
+        return given;
+    const QString beside = QCoreApplication::applicationDirPath() + QStringLiteral("/knobscope-sim");
+    if (QFileInfo(beside).isExecutable())
+        return beside;
+    return QStandardPaths::findExecutable(QStringLiteral("knobscope-sim"));
+}
+
+struct Truth {
+    qint64 arrivalUs = 0;
+    qint64 firstTokenUs = -1;
+    std::vector<qint64> tokenUs;
+};
+
+std::unordered_map<std::string, Truth> readTruth(const QString& path)
+{
+    std::unordered_map<std::string, Truth> out;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return out;
+    while (!file.atEnd()) {
+        const QByteArray line = file.readLine();
+        const auto j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
+        if (j.is_discarded() || !j.contains("client_request_id") || !j["client_request_id"].is_string())
+            continue;
+        Truth t;
+        t.arrivalUs = j.value("arrival_us", qint64(0));
+        t.firstTokenUs = j.value("first_token_us", qint64(-1));
+        t.tokenUs = j.value("token_us", std::vector<qint64> {});
+        out[j["client_request_id"].get<std::string>()] = std::move(t);
+    }
+    return out;
+}
+
+nlohmann::json stats(std::vector<double> v)
+{
+    const ks::PercentileSummary s = ks::summarize(std::move(v));
+    return { { "p50", s.p50 }, { "p99", s.p99 }, { "max", s.max }, { "count", s.count } };
+}
+
+} // namespace
+
+int calibrateCommand(const QStringList& arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Starts knobscope-sim with a truth log, runs a load against it, and prints how far the client's own\n"
+        "measurements are from the server's: per-event delivery lag (server write -> client read), TTFT error,\n"
+        "and client CPU per streamed event. Both sides use CLOCK_MONOTONIC."));
+    parser.addHelpOption();
+    parser.addOption({ QStringLiteral("sim"),
+        QStringLiteral("knobscope-sim executable (default: next to knobscope, then PATH)."), QStringLiteral("path") });
+    parser.addOption({ QStringLiteral("profile"), QStringLiteral("Simulator profile."), QStringLiteral("name"),
+        QStringLiteral("sim-1.8b") });
+    parser.addOption({ QStringLiteral("max-num-seqs"),
+        QStringLiteral("Simulator batch size (default: the concurrency, so nothing queues)."), QStringLiteral("n") });
+    parser.addOption({ QStringLiteral("json"), QStringLiteral("Print the result as JSON.") });
+    addLoadFlags(parser);
+    if (!parser.parse(arguments)) {
+        std::fprintf(stderr, "knobscope calibrate: %s\n", qPrintable(parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        std::fputs(qPrintable(parser.helpText()), stdout);
+        return 0;
+    }
+    ks::LoadSpec spec;
+    spec.runLabel = QStringLiteral("calibrate");
+    if (!parser.isSet(QStringLiteral("concurrency")) && !parser.isSet(QStringLiteral("rate")))
+        spec.concurrency = 64;
+    if (const QString error = readLoadFlags(parser, spec); !error.isEmpty()) {
+        std::fprintf(stderr, "knobscope calibrate: %s\n", qPrintable(error));
+        return 2;
+    }
+    if (!parser.isSet(QStringLiteral("concurrency")) && !parser.isSet(QStringLiteral("rate"))) {
+        spec.mode = ks::LoadSpec::Mode::Concurrency;
+        spec.concurrency = 64;
+    }
+    const QString sim = findSimulator(parser.value(QStringLiteral("sim")));
+    if (sim.isEmpty()) {
+        std::fputs("knobscope calibrate: knobscope-sim not found next to knobscope or on PATH (use --sim)\n", stderr);
+        return 2;
+    }
+    QTemporaryDir dir;
+    const QString truthPath = dir.filePath(QStringLiteral("truth.jsonl"));
+    const int mns = parser.isSet(QStringLiteral("max-num-seqs")) ? parser.value(QStringLiteral("max-num-seqs")).toInt()
+                                                                 : std::max(spec.concurrency, 1);
+    QProcess server;
+    server.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    server.start(sim,
+        { QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--profile"),
+            parser.value(QStringLiteral("profile")), QStringLiteral("--max-num-seqs"), QString::number(mns),
+            QStringLiteral("--max-num-batched-tokens"), QString::number(std::max(2048, mns)),
+            QStringLiteral("--truth-log"), truthPath });
+    if (!server.waitForStarted(10000) || !server.waitForReadyRead(20000)) {
+        std::fprintf(
+            stderr, "knobscope calibrate: %s did not start: %s\n", qPrintable(sim), qPrintable(server.errorString()));
+        return 2;
+    }
+    const QRegularExpressionMatch port
+        = QRegularExpression(QStringLiteral(":(\\d+)\\s*$")).match(QString::fromUtf8(server.readLine()));
+    if (!port.hasMatch()) {
+        std::fputs("knobscope calibrate: the simulator did not print its address\n", stderr);
+        return 2;
+    }
+    spec.baseUrl = QUrl(QStringLiteral("http://127.0.0.1:") + port.captured(1));
+    spec.model = parser.value(QStringLiteral("profile"));
+
+    ProgressReporter progress(ProgressReporter::Mode::Auto);
+    qint64 t0 = 0;
+    const ArmOutcome outcome = executeArm(spec, nullptr, progress, [&](qint64 start) { t0 = start; });
+    server.terminate();
+    server.waitForFinished(10000);
+    if (!outcome.error.isEmpty()) {
+        std::fprintf(stderr, "knobscope calibrate: %s\n", qPrintable(outcome.error));
+        return 2;
+    }
+
+    const auto truth = readTruth(truthPath);
+    std::vector<double> deliveryLagMs, ttftErrorMs, requestTransitMs;
+    qint64 events = 0;
+    int matched = 0;
+    for (const ks::RequestRecord& r : outcome.records) {
+        if (!r.ok || r.ttftUs < 0)
+            continue;
+        const auto it = truth.find(QStringLiteral("calibrate/%1").arg(r.id).toStdString());
+        if (it == truth.end() || it->second.tokenUs.size() != r.itlUs.size() + 1)
+            continue;
+        ++matched;
+        const Truth& t = it->second;
+        const qint64 sendAbs = t0 + r.tSendUs;
+        qint64 readAbs = sendAbs + r.ttftUs;
+        for (std::size_t i = 0; i < t.tokenUs.size(); ++i) {
+            if (i > 0)
+                readAbs += r.itlUs[i - 1];
+            deliveryLagMs.push_back(double(readAbs - t.tokenUs[i]) / 1000.0);
+        }
+        events += qint64(t.tokenUs.size());
+        ttftErrorMs.push_back(double(r.ttftUs - (t.firstTokenUs - t.arrivalUs)) / 1000.0);
+        requestTransitMs.push_back(double(t.arrivalUs - sendAbs) / 1000.0);
+    }
+    const ks::ClientLoad load = clientLoadOf(outcome.result);
+    nlohmann::json result = {
+        { "load",
+            { { "concurrency", spec.mode == ks::LoadSpec::Mode::Concurrency ? spec.concurrency : 0 },
+                { "rate", spec.mode == ks::LoadSpec::Mode::Rate ? spec.rate : 0.0 },
+                { "requests", outcome.records.size() }, { "matched", matched }, { "max_tokens", spec.maxTokens } } },
+        { "delivery_lag_ms", stats(deliveryLagMs) },
+        { "ttft_error_ms", stats(ttftErrorMs) },
+        { "request_transit_ms", stats(requestTransitMs) },
+        { "client_cpu_us_per_event", events > 0 ? outcome.result.cpuS * 1e6 / double(events) : 0.0 },
+        { "events", events },
+        { "loop_lag_p99_ms", load.loopLagP99Ms },
+        { "cpu_utilisation", load.cpuUtilisation },
+        { "worker_threads", outcome.result.workerThreads },
+    };
+    if (parser.isSet(QStringLiteral("json"))) {
+        std::printf("%s\n", result.dump(2).c_str());
+    } else {
+        auto row = [&](const char* name, const nlohmann::json& s) {
+            std::printf("  %-36s p50 %8.3f  p99 %8.3f  max %8.3f ms\n", name, s["p50"].get<double>(),
+                s["p99"].get<double>(), s["max"].get<double>());
+        };
+        std::printf("calibration: %d of %zu requests matched to the truth log, %lld token events, %d worker threads\n",
+            matched, outcome.records.size(), static_cast<long long>(events), outcome.result.workerThreads);
+        row("delivery lag (server write -> read)", result["delivery_lag_ms"]);
+        row("TTFT error (client - server)", result["ttft_error_ms"]);
+        row("request transit (send -> arrival)", result["request_transit_ms"]);
+        std::printf(
+            "  client CPU per event: %.1f us (process CPU %.2f s, %.0f %% of %d cores); event-loop lag p99 %.2f ms\n",
+            result["client_cpu_us_per_event"].get<double>(), outcome.result.cpuS, load.cpuUtilisation * 100, load.cores,
+            load.loopLagP99Ms);
+    }
+    return matched > 0 ? 0 : 1;
+}

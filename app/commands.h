@@ -1,0 +1,10 @@
+#pragma once
+
+#include <QStringList>
+
+// Each subcommand takes its arguments (argv[0] and the subcommand name removed
+// from the front, the program name put back) and returns the process exit code:
+// 0 success, 1 a run completed with errors above the threshold, 2 bad usage or input.
+int runCommand(const QStringList& arguments);
+int reportCommand(const QStringList& arguments);
+int calibrateCommand(const QStringList& arguments);

@@ -1,0 +1,67 @@
+#include "commands.h"
+#include "metrics/runsummary.h"
+#include "store/runfile.h"
+
+#include <QCommandLineParser>
+
+#include <cstdio>
+
+int reportCommand(const QStringList& arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Prints one table per run of a run file, recomputed from its request records.\n"
+                       "Corrupt lines are listed on stderr with their numbers and skipped."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("RUNS.jsonl"), QStringLiteral("A run file written by knobscope run."));
+    parser.addOption({ QStringLiteral("json"), QStringLiteral("Print a JSON array, one object per run.") });
+    if (!parser.parse(arguments)) {
+        std::fprintf(stderr, "knobscope report: %s\n", qPrintable(parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        std::fputs(qPrintable(parser.helpText()), stdout);
+        return 0;
+    }
+    if (parser.positionalArguments().size() != 1) {
+        std::fputs("knobscope report: give exactly one run file\n", stderr);
+        return 2;
+    }
+    ks::RunFile file;
+    QString error;
+    if (!ks::readRunFile(parser.positionalArguments().first(), &file, &error)) {
+        std::fprintf(stderr, "knobscope report: %s\n", qPrintable(error));
+        return 2;
+    }
+    for (const ks::RunFileIssue& issue : file.issues)
+        std::fprintf(stderr, "knobscope report: line %lld: %s (skipped)\n", static_cast<long long>(issue.line),
+            qPrintable(issue.message));
+
+    nlohmann::json all = nlohmann::json::array();
+    for (const ks::RunData& run : file.runs) {
+        nlohmann::json summary = ks::summarizeRun(run.run, run.config, run.arm, run.requests, {});
+        if (run.summary.is_null()) {
+            summary["warnings"].push_back("the run did not finish: no summary line (killed or still running)");
+        } else {
+            // What only the live run could measure is carried over from its summary line.
+            for (const char* key : { "client", "connect_ms", "interrupted" }) {
+                if (run.summary.contains(key))
+                    summary[key] = run.summary[key];
+            }
+            for (const auto& w : run.summary.value("warnings", nlohmann::json::array())) {
+                if (std::find(summary["warnings"].begin(), summary["warnings"].end(), w) == summary["warnings"].end())
+                    summary["warnings"].push_back(w);
+            }
+        }
+        all.push_back(summary);
+    }
+    if (parser.isSet(QStringLiteral("json"))) {
+        std::printf("%s\n", all.dump(2).c_str());
+        return 0;
+    }
+    if (all.empty())
+        std::puts("no runs in this file");
+    for (const auto& summary : all)
+        std::printf("%s\n\n", qPrintable(ks::formatSummaryTable(summary)));
+    return 0;
+}

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+namespace ks {
+
+enum class ApiKind { Completions, Chat };
+
+/// What one SSE data payload of an OpenAI-compatible stream carries, decoded
+/// once (DESIGN.md section 5). A "token" is any non-empty generated text on any
+/// channel; a role-only or usage-only chunk is not a token.
+struct ChunkInfo {
+    enum class Kind { Chunk, Done, Error, Undecodable };
+    Kind kind = Kind::Chunk;
+    bool hasToken = false; ///< text, content, reasoning, reasoning_content or tool_calls
+    bool hasContent = false; ///< text (completions) or content (chat) only
+    QByteArray content; ///< UTF-8 of text/content in this chunk
+    QByteArray reasoning; ///< UTF-8 of reasoning/reasoning_content in this chunk
+    bool finished = false; ///< finish_reason present and non-null
+    int completionTokens = -1; ///< usage.completion_tokens when present
+    int promptTokens = -1;
+    QString errorMessage; ///< for Error and Undecodable
+};
+
+/// Decodes one event payload. Handles the dialects of vLLM (role chunk, usage
+/// chunk with empty choices), SGLang, llama.cpp (content null first, usage and
+/// timings in the final chunk), Ollama (delta.reasoning, role on every chunk),
+/// TGI's Messages API and OpenAI.
+ChunkInfo decodeChunk(const QByteArray& payload, ApiKind api);
+
+} // namespace ks

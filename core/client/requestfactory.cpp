@@ -1,0 +1,82 @@
+#include "client/requestfactory.h"
+
+#include <nlohmann/json.hpp>
+
+#include <random>
+
+namespace ks {
+
+namespace {
+const char* const kWords[] = { "alpha", "river", "stone", "cloud", "garden", "signal", "number", "engine", "market",
+    "winter", "silver", "planet", "yellow", "forest", "bridge", "window" };
+}
+
+RequestFactory::RequestFactory(const LoadSpec& spec, QByteArray apiKey)
+    : m_spec(spec)
+    , m_apiKey(std::move(apiKey))
+{
+    QString path = m_spec.baseUrl.path();
+    if (path.endsWith(QLatin1Char('/')))
+        path.chop(1);
+    if (!path.endsWith(QLatin1String("/v1")))
+        path += QStringLiteral("/v1");
+    m_url = m_spec.baseUrl;
+    m_modelsUrl = m_spec.baseUrl;
+    m_modelsUrl.setPath(path + QStringLiteral("/models"));
+    m_url.setPath(
+        path + (m_spec.api == ApiKind::Chat ? QStringLiteral("/chat/completions") : QStringLiteral("/completions")));
+
+    // The body is assembled around the prompt so building one is a few appends.
+    nlohmann::json body = { { "model", m_spec.model.toStdString() }, { "max_tokens", m_spec.maxTokens },
+        { "temperature", m_spec.temperature }, { "stream", true }, { "ignore_eos", m_spec.ignoreEos },
+        { "stream_options", { { "include_usage", true } } } };
+    const std::string marker = "@@knobscope-prompt@@"; // survives JSON escaping unchanged
+    if (m_spec.api == ApiKind::Chat)
+        body["messages"] = nlohmann::json::array({ { { "role", "user" }, { "content", marker } } });
+    else
+        body["prompt"] = marker;
+    const QByteArray text = QByteArray::fromStdString(body.dump());
+    const qsizetype at = text.indexOf(QByteArray::fromStdString(marker));
+    m_bodyHead = text.left(at);
+    m_bodyTail = text.mid(at + qsizetype(marker.size()));
+}
+
+QByteArray RequestFactory::syntheticPrompt(quint64 seed, qint64 index, int words)
+{
+    std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ULL + quint64(index));
+    QByteArray out = "r" + QByteArray::number(index);
+    for (int i = 1; i < words; ++i) {
+        out += ' ';
+        out += kWords[rng() % std::size(kWords)];
+    }
+    return out;
+}
+
+QByteArray RequestFactory::userAgent()
+{
+    return QByteArray("knobscope/") + KNOBSCOPE_VERSION;
+}
+
+QByteArray RequestFactory::body(qint64 index) const
+{
+    return m_bodyHead + syntheticPrompt(m_spec.seed, index, m_spec.inputTokens) + m_bodyTail;
+}
+
+QNetworkRequest RequestFactory::networkRequest(qint64 index) const
+{
+    QNetworkRequest request(m_url);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    request.setRawHeader("Accept", "text/event-stream");
+    // QNAM asks for compressed bodies by default; a compressed stream arrives in bursts.
+    request.setRawHeader("Accept-Encoding", "identity");
+    request.setRawHeader("User-Agent", userAgent());
+    request.setRawHeader("X-Request-Id", m_spec.runLabel.toUtf8() + '/' + QByteArray::number(index));
+    if (!m_apiKey.isEmpty())
+        request.setRawHeader("Authorization", "Bearer " + m_apiKey);
+    // HTTP/2 would multiplex every stream onto one connection: an explicit choice, off here.
+    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+    request.setTransferTimeout(int(m_spec.stallTimeoutS * 1000));
+    return request;
+}
+
+} // namespace ks

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "load/loadspec.h"
+
+#include <QByteArray>
+#include <QNetworkRequest>
+
+namespace ks {
+
+/// Builds request `index` of an arm. Immutable after construction, so worker
+/// threads share one without locks.
+class RequestFactory {
+public:
+    RequestFactory(const LoadSpec& spec, QByteArray apiKey);
+
+    QNetworkRequest networkRequest(qint64 index) const;
+    QByteArray body(qint64 index) const;
+    QUrl modelsUrl() const { return m_modelsUrl; }
+    const LoadSpec& spec() const { return m_spec; }
+
+    /// `words` short words, distinct per (seed, index) from the first word on, so
+    /// no two requests share a cached prefix. Each word is at most 8 bytes: one
+    /// token for knobscope-sim and usually one or two for real tokenizers.
+    static QByteArray syntheticPrompt(quint64 seed, qint64 index, int words);
+    static QByteArray userAgent();
+
+private:
+    LoadSpec m_spec;
+    QByteArray m_apiKey;
+    QUrl m_url;
+    QUrl m_modelsUrl;
+    QByteArray m_bodyHead; ///< everything before the prompt
+    QByteArray m_bodyTail; ///< everything after it
+};
+
+} // namespace ks

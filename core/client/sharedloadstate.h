@@ -1,0 +1,29 @@
+#pragma once
+
+#include "client/requestfactory.h"
+
+#include <atomic>
+#include <vector>
+
+namespace ks {
+
+/// What every worker of one arm reads: built before the workers start and
+/// read-only afterwards, except the atomics.
+struct SharedLoadState {
+    explicit SharedLoadState(RequestFactory f)
+        : factory(std::move(f))
+    {
+    }
+
+    RequestFactory factory;
+    std::vector<qint64> schedule; ///< rate mode: intended send times (µs from t0)
+    std::atomic<qint64> nextIndex { 0 };
+    std::atomic<bool> stopping { false };
+    qint64 t0Us = 0; ///< the arm's start on the monotonic clock
+    qint64 deadlineUs = 0; ///< duration bound relative to t0, 0 = none
+};
+
+/// Microseconds on the monotonic clock (CLOCK_MONOTONIC on Linux).
+qint64 monotonicUs();
+
+} // namespace ks

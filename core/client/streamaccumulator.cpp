@@ -1,0 +1,95 @@
+#include "client/streamaccumulator.h"
+
+namespace ks {
+
+namespace {
+constexpr qsizetype kErrorBodyKeep = 512;
+}
+
+StreamAccumulator::StreamAccumulator(ApiKind api, RequestRecord record, qsizetype maxEventBytes)
+    : m_api(api)
+    , m_record(std::move(record))
+    , m_parser(maxEventBytes)
+{
+}
+
+void StreamAccumulator::onStatus(int httpStatus)
+{
+    m_record.status = httpStatus;
+}
+
+void StreamAccumulator::fail(const QString& reason, const QString& detail)
+{
+    if (!m_record.error.isEmpty())
+        return; // the first failure is the cause
+    m_record.error = reason;
+    m_record.errorDetail = detail;
+}
+
+void StreamAccumulator::onBytes(const char* data, qsizetype size, qint64 nowUs)
+{
+    m_nowUs = nowUs;
+    if (m_record.status != 0 && (m_record.status < 200 || m_record.status >= 300)) {
+        if (m_errorBody.size() < kErrorBodyKeep)
+            m_errorBody.append(data, std::min(size, kErrorBodyKeep - m_errorBody.size()));
+        return;
+    }
+    const auto status = m_parser.feed(data, size, [this](const SseParser::Event& e) { onEvent(e); });
+    if (status == SseParser::Status::EventTooLarge)
+        fail(ErrorReason::kEventTooLarge, QStringLiteral("an SSE event exceeded the size limit"));
+}
+
+void StreamAccumulator::onEvent(const SseParser::Event& event)
+{
+    const ChunkInfo chunk = decodeChunk(event.data, m_api);
+    switch (chunk.kind) {
+    case ChunkInfo::Kind::Done:
+        m_done = true;
+        return;
+    case ChunkInfo::Kind::Error:
+        fail(ErrorReason::kErrorEvent, chunk.errorMessage);
+        return;
+    case ChunkInfo::Kind::Undecodable:
+        fail(ErrorReason::kUndecodable, chunk.errorMessage);
+        return;
+    case ChunkInfo::Kind::Chunk:
+        break;
+    }
+    if (chunk.completionTokens >= 0)
+        m_usageTokens = chunk.completionTokens; // servers differ in where usage goes: keep the last
+    m_finishReason = m_finishReason || chunk.finished;
+    if (!chunk.hasToken)
+        return;
+    const qint64 sinceSend = m_nowUs - m_record.tSendUs;
+    if (m_record.ttftUs < 0)
+        m_record.ttftUs = sinceSend;
+    if (chunk.hasContent) {
+        if (m_record.ttfcUs < 0)
+            m_record.ttfcUs = sinceSend;
+        m_hash.addData(chunk.content);
+        if (m_keepContent)
+            m_content += chunk.content;
+    }
+    if (m_lastTokenUs >= 0)
+        m_record.itlUs.push_back(std::int32_t(m_nowUs - m_lastTokenUs));
+    m_lastTokenUs = m_nowUs;
+    ++m_tokenEvents;
+}
+
+RequestRecord StreamAccumulator::finish(qint64 nowUs, const QString& transportError, const QString& detail)
+{
+    m_record.e2eUs = nowUs - m_record.tSendUs;
+    if (m_record.status != 0 && (m_record.status < 200 || m_record.status >= 300))
+        fail(ErrorReason::kHttpPrefix + QString::number(m_record.status), QString::fromUtf8(m_errorBody).simplified());
+    if (!transportError.isEmpty())
+        fail(transportError, detail);
+    if (!m_done && !m_finishReason)
+        fail(ErrorReason::kIncomplete, QStringLiteral("the stream ended without [DONE] or a finish_reason"));
+    m_record.outTokensFromUsage = m_usageTokens >= 0;
+    m_record.outTokens = m_usageTokens >= 0 ? m_usageTokens : m_tokenEvents;
+    m_record.outputSha256 = m_hash.result().toHex();
+    m_record.ok = m_record.error.isEmpty();
+    return std::move(m_record);
+}
+
+} // namespace ks

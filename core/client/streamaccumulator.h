@@ -1,0 +1,48 @@
+#pragma once
+
+#include "api/chunkdecoder.h"
+#include "metrics/requestrecord.h"
+#include "sse/sseparser.h"
+
+#include <QCryptographicHash>
+
+namespace ks {
+
+/// Builds one RequestRecord from a response as it arrives: HTTP status, body
+/// bytes with the time they were read, and how the transfer ended. Each event's
+/// JSON is decoded exactly once. Independent of the network layer, so fixtures
+/// and live streams go through the same code.
+class StreamAccumulator {
+public:
+    StreamAccumulator(ApiKind api, RequestRecord record, qsizetype maxEventBytes = 1 << 20);
+
+    void onStatus(int httpStatus);
+    void onBytes(const char* data, qsizetype size, qint64 nowUs);
+    void onBytes(const QByteArray& bytes, qint64 nowUs) { onBytes(bytes.constData(), bytes.size(), nowUs); }
+    /// `transportError` is a reason code (ErrorReason) or empty for a clean end.
+    RequestRecord finish(qint64 nowUs, const QString& transportError = {}, const QString& detail = {});
+
+    bool sawDone() const { return m_done; }
+    const QByteArray& content() const { return m_content; }
+    void keepContent(bool keep) { m_keepContent = keep; }
+
+private:
+    void onEvent(const SseParser::Event& event);
+    void fail(const QString& reason, const QString& detail);
+
+    ApiKind m_api;
+    RequestRecord m_record;
+    SseParser m_parser;
+    QCryptographicHash m_hash { QCryptographicHash::Sha256 };
+    QByteArray m_errorBody;
+    QByteArray m_content;
+    bool m_keepContent = false;
+    qint64 m_nowUs = 0;
+    qint64 m_lastTokenUs = -1;
+    int m_tokenEvents = 0;
+    int m_usageTokens = -1;
+    bool m_done = false;
+    bool m_finishReason = false;
+};
+
+} // namespace ks

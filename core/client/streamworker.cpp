@@ -1,0 +1,288 @@
+#include "client/streamworker.h"
+
+#include <QLoggingCategory>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QThread>
+
+#include <chrono>
+
+Q_LOGGING_CATEGORY(lcWorker, "ks.core.client")
+
+namespace ks {
+
+namespace {
+constexpr int kStreamsPerManager = 6; // Qt 6.4's per-host connection cap
+constexpr int kFlushIntervalMs = 100;
+constexpr int kLagProbeMs = 10;
+// The arrival timer has millisecond granularity: it wakes a little early and the
+// last stretch is waited out precisely.
+constexpr qint64 kSpinUs = 1500;
+} // namespace
+
+qint64 monotonicUs()
+{
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+StreamWorker::StreamWorker(std::shared_ptr<SharedLoadState> state, int index, int workerCount, int closedLoopSlots)
+    : m_state(std::move(state))
+    , m_index(index)
+    , m_workerCount(workerCount)
+    , m_slots(closedLoopSlots)
+    , m_flushTimer(this)
+    , m_sweepTimer(this)
+    , m_arrivalTimer(this)
+    , m_lagProbe(this)
+{
+    // The timers are children so moveToThread() takes them along.
+}
+
+StreamWorker::~StreamWorker() = default;
+
+QNetworkAccessManager* StreamWorker::pickManager()
+{
+    for (QNetworkAccessManager* nam : m_managers) {
+        if (m_active.value(nam) < kStreamsPerManager)
+            return nam;
+    }
+    auto* nam = new QNetworkAccessManager(this);
+    nam->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
+    if (!m_state->factory.spec().verifyTls)
+        connect(nam, &QNetworkAccessManager::sslErrors, this,
+            [](QNetworkReply* r, const QList<QSslError>&) { r->ignoreSslErrors(); });
+    m_managers.push_back(nam);
+    return nam;
+}
+
+void StreamWorker::prepare()
+{
+    m_flushTimer.setInterval(kFlushIntervalMs);
+    connect(&m_flushTimer, &QTimer::timeout, this, &StreamWorker::flushRecords);
+    m_sweepTimer.setInterval(100);
+    connect(&m_sweepTimer, &QTimer::timeout, this, &StreamWorker::sweepTimeouts);
+    m_arrivalTimer.setSingleShot(true);
+    m_arrivalTimer.setTimerType(Qt::PreciseTimer);
+    connect(&m_arrivalTimer, &QTimer::timeout, this, &StreamWorker::scheduleNextArrival);
+    m_lagProbe.setTimerType(Qt::PreciseTimer);
+    m_lagProbe.setInterval(kLagProbeMs);
+    connect(&m_lagProbe, &QTimer::timeout, this, [this] {
+        const qint64 now = monotonicUs();
+        m_stats.loopLagMs.push_back(double(std::max<qint64>(0, now - m_lagExpectedUs)) / 1000.0);
+        m_lagExpectedUs = now + kLagProbeMs * 1000;
+    });
+
+    const int connections = m_slots > 0 ? m_slots : kStreamsPerManager;
+    if (!m_state->factory.spec().preconnect) {
+        emit prepared();
+        return;
+    }
+    // One GET /v1/models per connection slot, all at once, so each QNAM opens its
+    // connections now and TTFT never includes a TCP (or TLS) handshake.
+    const QUrl url = m_state->factory.modelsUrl();
+    auto remaining = std::make_shared<int>(connections);
+    for (int i = 0; i < connections; ++i) {
+        QNetworkAccessManager* nam = pickManager();
+        ++m_active[nam];
+        QNetworkRequest request(url);
+        request.setRawHeader("User-Agent", RequestFactory::userAgent());
+        request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+        const qint64 started = monotonicUs();
+        QNetworkReply* reply = nam->get(request);
+        connect(reply, &QNetworkReply::finished, this, [this, reply, nam, started, remaining] {
+            m_stats.connectMs.push_back(double(monotonicUs() - started) / 1000.0);
+            --m_active[nam];
+            reply->deleteLater();
+            if (--*remaining == 0)
+                emit prepared();
+        });
+    }
+}
+
+void StreamWorker::start()
+{
+    m_sending = true;
+    m_flushTimer.start();
+    m_sweepTimer.start();
+    m_lagExpectedUs = monotonicUs() + kLagProbeMs * 1000;
+    m_lagProbe.start();
+    if (m_state->schedule.empty()) {
+        m_openSlots = m_slots;
+        for (int i = 0; i < m_slots; ++i)
+            launchClosedLoop();
+    } else {
+        m_nextArrival = std::size_t(m_index);
+        scheduleNextArrival();
+    }
+    checkDone();
+}
+
+void StreamWorker::launchClosedLoop()
+{
+    const LoadSpec& spec = m_state->factory.spec();
+    const bool pastDeadline = m_state->deadlineUs > 0 && nowUs() >= m_state->deadlineUs;
+    if (!m_sending || m_state->stopping.load() || pastDeadline) {
+        --m_openSlots;
+        return;
+    }
+    const qint64 index = m_state->nextIndex.fetch_add(1);
+    if (spec.requests > 0 && index >= spec.requests) {
+        --m_openSlots;
+        return;
+    }
+    send(index, nowUs());
+}
+
+void StreamWorker::scheduleNextArrival()
+{
+    const auto& schedule = m_state->schedule;
+    while (m_sending && !m_state->stopping.load() && m_nextArrival < schedule.size()) {
+        const qint64 due = schedule[m_nextArrival];
+        qint64 wait = due - nowUs();
+        if (wait > kSpinUs) {
+            m_arrivalTimer.start(int((wait - kSpinUs) / 1000));
+            return;
+        }
+        while (wait > 0) {
+            QThread::yieldCurrentThread();
+            wait = due - nowUs();
+        }
+        send(qint64(m_nextArrival), due);
+        m_nextArrival += std::size_t(m_workerCount);
+    }
+    m_nextArrival = schedule.size();
+    checkDone();
+}
+
+void StreamWorker::send(qint64 index, qint64 tSchedUs)
+{
+    const RequestFactory& factory = m_state->factory;
+    const LoadSpec& spec = factory.spec();
+    RequestRecord record;
+    record.run = spec.runLabel;
+    record.id = index;
+    record.tSchedUs = tSchedUs;
+    record.inTokens = spec.inputTokens;
+    record.warmup = index < spec.warmupRequests;
+
+    QNetworkAccessManager* nam = pickManager();
+    ++m_active[nam];
+    const QNetworkRequest request = factory.networkRequest(index);
+    const QByteArray body = factory.body(index);
+    record.tSendUs = nowUs();
+    QNetworkReply* reply = nam->post(request, body);
+    InFlight flight;
+    flight.accumulator = std::make_unique<StreamAccumulator>(spec.api, std::move(record));
+    flight.nam = nam;
+    flight.deadlineUs = monotonicUs() + qint64(spec.requestTimeoutS * 1e6);
+    m_inFlight.emplace(reply, std::move(flight));
+    connect(reply, &QNetworkReply::metaDataChanged, this, [this, reply] {
+        const auto it = m_inFlight.find(reply);
+        if (it != m_inFlight.end())
+            it->second.accumulator->onStatus(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt());
+    });
+    connect(reply, &QNetworkReply::readyRead, this, [this, reply] { onReadyRead(reply); });
+    connect(reply, &QNetworkReply::finished, this, [this, reply] { onFinished(reply); });
+}
+
+void StreamWorker::onReadyRead(QNetworkReply* reply)
+{
+    const qint64 now = nowUs(); // one timestamp per read, taken before any parsing
+    const auto it = m_inFlight.find(reply);
+    if (it == m_inFlight.end())
+        return;
+    const QByteArray bytes = reply->readAll();
+    it->second.accumulator->onBytes(bytes, now);
+}
+
+void StreamWorker::onFinished(QNetworkReply* reply)
+{
+    const qint64 now = nowUs();
+    auto it = m_inFlight.find(reply);
+    if (it == m_inFlight.end())
+        return;
+    InFlight flight = std::move(it->second);
+    m_inFlight.erase(it);
+    if (reply->bytesAvailable() > 0)
+        flight.accumulator->onBytes(reply->readAll(), now);
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    flight.accumulator->onStatus(status);
+
+    QString reason;
+    QString detail;
+    const QNetworkReply::NetworkError error = reply->error();
+    if (!flight.abortReason.isEmpty()) {
+        reason = flight.abortReason;
+    } else if (error == QNetworkReply::OperationCanceledError) {
+        // setTransferTimeout() reports a stalled transfer as a cancel.
+        reason = ErrorReason::kStalled;
+        detail = QStringLiteral("no bytes for %1 s").arg(m_state->factory.spec().stallTimeoutS);
+    } else if (const bool httpError = status != 0 && (status < 200 || status >= 300);
+               error != QNetworkReply::NoError && !httpError) {
+        // No response at all, or a 2xx stream cut short: the connection failed.
+        reason = ErrorReason::kTransport;
+        detail = reply->errorString();
+    }
+    RequestRecord record = flight.accumulator->finish(now, reason, detail);
+    --m_active[flight.nam];
+    reply->deleteLater();
+    m_pending.push_back(std::move(record));
+
+    if (m_state->schedule.empty() && m_sending)
+        launchClosedLoop();
+    checkDone();
+}
+
+void StreamWorker::sweepTimeouts()
+{
+    const qint64 now = monotonicUs();
+    std::vector<QNetworkReply*> expired;
+    for (auto& [reply, flight] : m_inFlight) {
+        if (now >= flight.deadlineUs && flight.abortReason.isEmpty()) {
+            flight.abortReason = ErrorReason::kTimeout;
+            expired.push_back(reply);
+        }
+    }
+    for (QNetworkReply* reply : expired)
+        reply->abort();
+}
+
+void StreamWorker::stop()
+{
+    m_sending = false;
+    m_arrivalTimer.stop();
+    std::vector<QNetworkReply*> running;
+    for (auto& [reply, flight] : m_inFlight) {
+        flight.abortReason = ErrorReason::kCancelled;
+        running.push_back(reply);
+    }
+    for (QNetworkReply* reply : running)
+        reply->abort();
+    m_openSlots = 0;
+    checkDone();
+}
+
+void StreamWorker::flushRecords()
+{
+    if (m_pending.isEmpty())
+        return;
+    emit recordsReady(m_pending);
+    m_pending.clear();
+}
+
+void StreamWorker::checkDone()
+{
+    const bool closedLoop = m_state->schedule.empty();
+    const bool noMoreSends = closedLoop ? m_openSlots <= 0 : (m_nextArrival >= m_state->schedule.size() || !m_sending);
+    if (m_finished || !noMoreSends || !m_inFlight.empty())
+        return;
+    m_finished = true;
+    m_flushTimer.stop();
+    m_sweepTimer.stop();
+    m_lagProbe.stop();
+    flushRecords();
+    emit finished(m_stats);
+}
+
+} // namespace ks

@@ -1,0 +1,87 @@
+#pragma once
+
+#include "client/sharedloadstate.h"
+#include "client/streamaccumulator.h"
+
+#include <QHash>
+#include <QObject>
+#include <QTimer>
+#include <QVector>
+
+#include <memory>
+#include <unordered_map>
+
+class QNetworkAccessManager;
+class QNetworkReply;
+
+namespace ks {
+
+struct WorkerStats {
+    std::vector<double> loopLagMs; ///< event-loop lateness samples
+    std::vector<double> connectMs; ///< warm-up request times, one per pre-opened connection
+};
+
+/// Sends and measures requests in one worker thread. Qt 6.4 opens at most 6
+/// HTTP/1.1 connections per host and QNetworkAccessManager, so a worker keeps
+/// one QNAM per 6 concurrent streams (DESIGN.md section 10). Created objects
+/// live in the worker thread: QNAMs are made in prepare(), not the constructor.
+class StreamWorker : public QObject {
+    Q_OBJECT
+public:
+    StreamWorker(std::shared_ptr<SharedLoadState> state, int index, int workerCount, int closedLoopSlots);
+    ~StreamWorker() override;
+
+public slots:
+    /// Opens this worker's connections with one cheap request each, then emits prepared().
+    void prepare();
+    void start();
+    /// Stops sending; in-flight requests are cancelled and recorded as such.
+    void stop();
+
+signals:
+    void prepared();
+    void recordsReady(const QVector<ks::RequestRecord>& records);
+    void finished(const ks::WorkerStats& stats);
+
+private:
+    struct InFlight {
+        std::unique_ptr<StreamAccumulator> accumulator;
+        QNetworkAccessManager* nam = nullptr;
+        qint64 deadlineUs = 0;
+        QString abortReason;
+    };
+
+    QNetworkAccessManager* pickManager();
+    void launchClosedLoop();
+    void scheduleNextArrival();
+    void send(qint64 index, qint64 tSchedUs);
+    void onReadyRead(QNetworkReply* reply);
+    void onFinished(QNetworkReply* reply);
+    void sweepTimeouts();
+    void flushRecords();
+    void checkDone();
+    qint64 nowUs() const { return monotonicUs() - m_state->t0Us; }
+
+    std::shared_ptr<SharedLoadState> m_state;
+    int m_index;
+    int m_workerCount;
+    int m_slots;
+    std::vector<QNetworkAccessManager*> m_managers;
+    QHash<QNetworkAccessManager*, int> m_active;
+    std::unordered_map<QNetworkReply*, InFlight> m_inFlight;
+    QVector<RequestRecord> m_pending;
+    QTimer m_flushTimer;
+    QTimer m_sweepTimer;
+    QTimer m_arrivalTimer;
+    QTimer m_lagProbe;
+    qint64 m_lagExpectedUs = 0;
+    std::size_t m_nextArrival = 0;
+    int m_openSlots = 0;
+    bool m_sending = false;
+    bool m_finished = false;
+    WorkerStats m_stats;
+};
+
+} // namespace ks
+
+Q_DECLARE_METATYPE(ks::WorkerStats)

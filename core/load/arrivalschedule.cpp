@@ -1,0 +1,26 @@
+#include "load/arrivalschedule.h"
+
+#include <random>
+
+namespace ks {
+
+std::vector<qint64> gammaArrivals(double rate, double burstiness, int count, double durationS, quint64 seed)
+{
+    std::vector<qint64> times;
+    if (!(rate > 0) || !(burstiness > 0) || (count <= 0 && durationS <= 0))
+        return times;
+    std::mt19937_64 rng(seed);
+    // Gamma with shape k and scale 1/(k*rate) has mean 1/rate and CV 1/sqrt(k).
+    std::gamma_distribution<double> gap(burstiness, 1.0 / (burstiness * rate));
+    const double limitUs = durationS > 0 ? durationS * 1e6 : 0;
+    double t = 0;
+    while (count <= 0 || int(times.size()) < count) {
+        if (limitUs > 0 && t >= limitUs)
+            break;
+        times.push_back(qint64(t));
+        t += gap(rng) * 1e6;
+    }
+    return times;
+}
+
+} // namespace ks

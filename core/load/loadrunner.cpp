@@ -1,0 +1,139 @@
+#include "load/loadrunner.h"
+
+#include "load/arrivalschedule.h"
+
+#include <QMetaObject>
+
+#include <cmath>
+#include <sys/resource.h>
+
+namespace ks {
+
+double processCpuSeconds()
+{
+    rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+int chooseWorkerThreads(const LoadSpec& spec)
+{
+    if (spec.workerThreads > 0)
+        return spec.workerThreads;
+    const int cores = std::max(1, QThread::idealThreadCount());
+    const int wanted = spec.mode == LoadSpec::Mode::Concurrency ? int(std::ceil(spec.concurrency / 64.0))
+                                                                : int(std::ceil(spec.rate / 100.0));
+    return std::clamp(wanted, 1, cores);
+}
+
+LoadRunner::LoadRunner(LoadSpec spec, QObject* parent)
+    : QObject(parent)
+    , m_spec(std::move(spec))
+{
+    qRegisterMetaType<RequestRecord>();
+    qRegisterMetaType<QVector<RequestRecord>>();
+    qRegisterMetaType<WorkerStats>();
+}
+
+LoadRunner::~LoadRunner()
+{
+    shutDownThreads();
+}
+
+QString LoadRunner::start()
+{
+    if (const QString error = m_spec.validate(); !error.isEmpty())
+        return error;
+    const QByteArray apiKey
+        = m_spec.apiKeyEnv.isEmpty() ? QByteArray() : qgetenv(m_spec.apiKeyEnv.toLocal8Bit().constData());
+    m_state = std::make_shared<SharedLoadState>(RequestFactory(m_spec, apiKey));
+    if (m_spec.mode == LoadSpec::Mode::Rate)
+        m_state->schedule
+            = gammaArrivals(m_spec.rate, m_spec.burstiness, m_spec.requests, m_spec.durationS, m_spec.seed);
+
+    const int workers = chooseWorkerThreads(m_spec);
+    m_result.workerThreads = workers;
+    m_result.cores = std::max(1, QThread::idealThreadCount());
+    m_progress.expected = m_spec.mode == LoadSpec::Mode::Rate ? int(m_state->schedule.size()) : m_spec.requests;
+    m_progress.durationS = m_spec.durationS;
+    for (int i = 0; i < workers; ++i) {
+        const int slotCount = m_spec.mode == LoadSpec::Mode::Concurrency
+            ? m_spec.concurrency / workers + (i < m_spec.concurrency % workers ? 1 : 0)
+            : 0;
+        auto* thread = new QThread(this);
+        thread->setObjectName(QStringLiteral("ks-worker-%1").arg(i));
+        auto* worker = new StreamWorker(m_state, i, workers, slotCount);
+        worker->moveToThread(thread);
+        connect(thread, &QThread::finished, worker, &QObject::deleteLater);
+        connect(worker, &StreamWorker::prepared, this, &LoadRunner::onPrepared, Qt::QueuedConnection);
+        connect(worker, &StreamWorker::recordsReady, this, &LoadRunner::onRecords, Qt::QueuedConnection);
+        connect(worker, &StreamWorker::finished, this, &LoadRunner::onWorkerFinished, Qt::QueuedConnection);
+        m_threads.push_back(thread);
+        m_workers.push_back(worker);
+        thread->start();
+        QMetaObject::invokeMethod(worker, &StreamWorker::prepare, Qt::QueuedConnection);
+    }
+    return {};
+}
+
+void LoadRunner::onPrepared()
+{
+    if (++m_prepared < int(m_workers.size()))
+        return;
+    m_state->t0Us = monotonicUs();
+    m_state->deadlineUs = m_spec.durationS > 0 ? qint64(m_spec.durationS * 1e6) : 0;
+    m_result.t0Us = m_state->t0Us;
+    m_cpuAtStart = processCpuSeconds();
+    emit started(m_state->t0Us);
+    for (StreamWorker* worker : m_workers)
+        QMetaObject::invokeMethod(worker, &StreamWorker::start, Qt::QueuedConnection);
+}
+
+void LoadRunner::stop()
+{
+    if (!m_state)
+        return;
+    m_state->stopping = true;
+    m_result.stopped = true;
+    for (StreamWorker* worker : m_workers)
+        QMetaObject::invokeMethod(worker, &StreamWorker::stop, Qt::QueuedConnection);
+}
+
+void LoadRunner::onRecords(const QVector<RequestRecord>& records)
+{
+    for (const RequestRecord& r : records) {
+        ++m_progress.done;
+        r.ok ? ++m_progress.ok : ++m_progress.errors;
+    }
+    m_progress.elapsedS = double(monotonicUs() - m_state->t0Us) / 1e6;
+    emit recordsReady(records);
+    emit progressed(m_progress);
+}
+
+void LoadRunner::onWorkerFinished(const WorkerStats& stats)
+{
+    auto append = [](std::vector<double>& to, const std::vector<double>& from) {
+        to.insert(to.end(), from.begin(), from.end());
+    };
+    append(m_result.stats.loopLagMs, stats.loopLagMs);
+    append(m_result.stats.connectMs, stats.connectMs);
+    if (++m_finished < int(m_workers.size()))
+        return;
+    m_result.wallS = double(monotonicUs() - m_state->t0Us) / 1e6;
+    m_result.cpuS = processCpuSeconds() - m_cpuAtStart;
+    shutDownThreads();
+    emit finished(m_result);
+}
+
+void LoadRunner::shutDownThreads()
+{
+    for (QThread* thread : m_threads) {
+        thread->quit();
+        thread->wait();
+    }
+    m_threads.clear();
+    m_workers.clear();
+}
+
+} // namespace ks

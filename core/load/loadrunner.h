@@ -1,0 +1,79 @@
+#pragma once
+
+#include "client/streamworker.h"
+#include "load/loadspec.h"
+
+#include <QObject>
+#include <QThread>
+#include <QVector>
+
+#include <memory>
+#include <vector>
+
+namespace ks {
+
+struct LoadProgress {
+    int done = 0;
+    int ok = 0;
+    int errors = 0;
+    int expected = 0; ///< 0 when bounded by duration only
+    double elapsedS = 0;
+    double durationS = 0;
+};
+
+struct LoadResult {
+    qint64 t0Us = 0; ///< the arm's start on the monotonic clock
+    double wallS = 0;
+    double cpuS = 0; ///< process CPU (user + system) during the arm
+    int workerThreads = 0;
+    int cores = 1;
+    bool stopped = false;
+    WorkerStats stats; ///< merged over workers
+};
+
+/// Runs one arm: starts the worker threads, pre-opens connections, starts the
+/// clock, relays batched records, and reports the client's own load so a run
+/// can say when the client limited the measurement.
+class LoadRunner : public QObject {
+    Q_OBJECT
+public:
+    explicit LoadRunner(LoadSpec spec, QObject* parent = nullptr);
+    ~LoadRunner() override;
+
+    /// Returns an error message instead of starting when the spec is invalid.
+    QString start();
+    void stop();
+    const LoadSpec& spec() const { return m_spec; }
+
+signals:
+    void started(qint64 t0Us);
+    void recordsReady(const QVector<ks::RequestRecord>& records);
+    void progressed(const ks::LoadProgress& progress);
+    void finished(const ks::LoadResult& result);
+
+private:
+    void onPrepared();
+    void onRecords(const QVector<RequestRecord>& records);
+    void onWorkerFinished(const WorkerStats& stats);
+    void shutDownThreads();
+
+    LoadSpec m_spec;
+    std::shared_ptr<SharedLoadState> m_state;
+    std::vector<QThread*> m_threads;
+    std::vector<StreamWorker*> m_workers;
+    int m_prepared = 0;
+    int m_finished = 0;
+    LoadProgress m_progress;
+    LoadResult m_result;
+    double m_cpuAtStart = 0;
+};
+
+/// Worker threads for a load: enough that no thread carries more than about 64
+/// streams or 100 req/s, at most one per core.
+int chooseWorkerThreads(const LoadSpec& spec);
+double processCpuSeconds();
+
+} // namespace ks
+
+Q_DECLARE_METATYPE(ks::LoadProgress)
+Q_DECLARE_METATYPE(ks::LoadResult)

@@ -1,0 +1,28 @@
+#include "load/loadspec.h"
+
+namespace ks {
+
+QString LoadSpec::validate() const
+{
+    if (!baseUrl.isValid() || (baseUrl.scheme() != QLatin1String("http") && baseUrl.scheme() != QLatin1String("https")))
+        return QStringLiteral("base URL must be http:// or https://, got '%1'").arg(baseUrl.toString());
+    if (model.isEmpty())
+        return QStringLiteral("a model name is required");
+    if (mode == Mode::Concurrency && concurrency < 1)
+        return QStringLiteral("concurrency must be at least 1");
+    if (mode == Mode::Rate && !(rate > 0))
+        return QStringLiteral("rate must be positive");
+    if (!(burstiness > 0))
+        return QStringLiteral("burstiness must be positive");
+    if (requests <= 0 && durationS <= 0)
+        return QStringLiteral("bound the load by a request count or a duration");
+    if (requests < 0 || durationS < 0 || warmupRequests < 0)
+        return QStringLiteral("counts and durations cannot be negative");
+    if (maxTokens < 1 || inputTokens < 1)
+        return QStringLiteral("max tokens and input tokens must be at least 1");
+    if (requestTimeoutS <= 0 || stallTimeoutS <= 0)
+        return QStringLiteral("timeouts must be positive");
+    return {};
+}
+
+} // namespace ks

@@ -1,0 +1,45 @@
+#pragma once
+
+#include "api/chunkdecoder.h"
+
+#include <QString>
+#include <QUrl>
+
+namespace ks {
+
+/// One arm's load against one target: what `knobscope run` takes from flags and
+/// an experiment spec's arm from JSON.
+struct LoadSpec {
+    enum class Mode { Concurrency, Rate };
+
+    QUrl baseUrl = QUrl(QStringLiteral("http://127.0.0.1:8000"));
+    ApiKind api = ApiKind::Completions;
+    QString model;
+    QString apiKeyEnv = QStringLiteral("OPENAI_API_KEY");
+    bool verifyTls = true;
+
+    Mode mode = Mode::Concurrency;
+    int concurrency = 1;
+    double rate = 1.0; ///< requests per second (rate mode)
+    double burstiness = 1.0; ///< gamma shape: 1 = Poisson, < 1 burstier, > 1 smoother
+    int requests = 0; ///< 0: bounded by duration only
+    double durationS = 0; ///< 0: bounded by requests only
+    int warmupRequests = 0; ///< first N requests excluded from statistics
+
+    int maxTokens = 128;
+    int inputTokens = 128;
+    bool ignoreEos = true;
+    double temperature = 0;
+    quint64 seed = 1;
+
+    double requestTimeoutS = 600;
+    double stallTimeoutS = 60;
+    int workerThreads = 0; ///< 0: chosen from the load
+    bool preconnect = true;
+    QString runLabel = QStringLiteral("run");
+
+    /// Human-readable problem with the spec, or empty.
+    QString validate() const;
+};
+
+} // namespace ks

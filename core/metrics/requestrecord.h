@@ -1,0 +1,57 @@
+#pragma once
+
+#include <QByteArray>
+#include <QMetaType>
+#include <QString>
+
+#include <cstdint>
+#include <vector>
+
+namespace ks {
+
+/// One request as the client measured it (DESIGN.md section 6). Times are
+/// microseconds since the run's start on the client's monotonic clock.
+struct RequestRecord {
+    QString run;
+    qint64 id = 0;
+    QString probe; ///< empty for load requests
+    qint64 tSchedUs = 0; ///< intended send time (rate mode), else the send time
+    qint64 tSendUs = 0;
+    qint64 ttftUs = -1; ///< first token on any channel
+    qint64 ttfcUs = -1; ///< first content token
+    qint64 e2eUs = -1;
+    std::vector<std::int32_t> itlUs; ///< gaps between token-carrying events
+    int inTokens = 0;
+    int outTokens = 0;
+    bool outTokensFromUsage = false;
+    int status = 0;
+    bool ok = false;
+    bool warmup = false; ///< excluded from statistics
+    QString error; ///< reason code, empty when ok
+    QString errorDetail;
+    QByteArray outputSha256; ///< hex SHA-256 of the exact content text
+
+    qint64 scheduleLagUs() const { return tSendUs - tSchedUs; }
+    /// (E2E - TTFT) / (out - 1) in microseconds, or -1 when undefined.
+    double tpotUs() const
+    {
+        return ok && outTokens > 1 && ttftUs >= 0 ? double(e2eUs - ttftUs) / double(outTokens - 1) : -1.0;
+    }
+};
+
+/// Error reason codes (the `error` field).
+namespace ErrorReason {
+inline const QString kHttpPrefix = QStringLiteral("http_"); // http_500, http_429, ...
+inline const QString kTransport = QStringLiteral("transport");
+inline const QString kTimeout = QStringLiteral("timeout");
+inline const QString kStalled = QStringLiteral("stalled");
+inline const QString kCancelled = QStringLiteral("cancelled");
+inline const QString kErrorEvent = QStringLiteral("error_event");
+inline const QString kUndecodable = QStringLiteral("undecodable_event");
+inline const QString kEventTooLarge = QStringLiteral("event_too_large");
+inline const QString kIncomplete = QStringLiteral("incomplete_stream");
+} // namespace ErrorReason
+
+} // namespace ks
+
+Q_DECLARE_METATYPE(ks::RequestRecord)

@@ -1,0 +1,140 @@
+#include "metrics/runsummary.h"
+
+#include "metrics/percentiles.h"
+
+#include <QStringList>
+
+#include <algorithm>
+#include <map>
+
+namespace ks {
+
+namespace {
+
+// Above either, the client itself limited what was measured.
+constexpr double kClientBoundLagMs = 5.0;
+constexpr double kClientBoundCpu = 0.9;
+
+nlohmann::json percentileObject(std::vector<double> values)
+{
+    if (values.empty())
+        return nullptr;
+    const PercentileSummary s = summarize(std::move(values));
+    return { { "p50", s.p50 }, { "p90", s.p90 }, { "p95", s.p95 }, { "p99", s.p99 }, { "max", s.max },
+        { "mean", s.mean }, { "count", s.count } };
+}
+
+} // namespace
+
+nlohmann::json summarizeRun(const QString& run, const QString& config, const QString& arm,
+    const std::vector<RequestRecord>& records, const Slo& slo, const ClientLoad& client)
+{
+    std::vector<double> ttft, ttfc, tpot, itl, e2e, lag;
+    std::map<std::string, int> errorsByReason;
+    int requests = 0;
+    int ok = 0;
+    int good = 0;
+    qint64 firstSend = std::numeric_limits<qint64>::max();
+    qint64 lastEnd = std::numeric_limits<qint64>::min();
+    double outTokens = 0;
+    for (const RequestRecord& r : records) {
+        if (r.warmup || !r.probe.isEmpty())
+            continue;
+        ++requests;
+        firstSend = std::min(firstSend, r.tSendUs);
+        lag.push_back(double(r.scheduleLagUs()) / 1000.0);
+        if (!r.ok) {
+            ++errorsByReason[r.error.toStdString()];
+            continue;
+        }
+        ++ok;
+        lastEnd = std::max(lastEnd, r.tSendUs + r.e2eUs);
+        outTokens += r.outTokens;
+        e2e.push_back(double(r.e2eUs) / 1000.0);
+        if (r.ttftUs >= 0)
+            ttft.push_back(double(r.ttftUs) / 1000.0);
+        if (r.ttfcUs >= 0)
+            ttfc.push_back(double(r.ttfcUs) / 1000.0);
+        const double tpotMs = r.tpotUs() / 1000.0;
+        if (tpotMs >= 0)
+            tpot.push_back(tpotMs);
+        for (std::int32_t gap : r.itlUs)
+            itl.push_back(double(gap) / 1000.0);
+        const bool meetsTtft = slo.ttftMs <= 0 || (r.ttftUs >= 0 && double(r.ttftUs) / 1000.0 <= slo.ttftMs);
+        const bool meetsTpot = slo.tpotMs <= 0 || tpotMs < 0 || tpotMs <= slo.tpotMs;
+        good += meetsTtft && meetsTpot;
+    }
+    const double spanS = ok > 0 ? double(lastEnd - firstSend) / 1e6 : 0;
+    nlohmann::json s = {
+        { "run", run.toStdString() },
+        { "config", config.toStdString() },
+        { "arm", arm.toStdString() },
+        { "requests", requests },
+        { "ok", ok },
+        { "errors", requests - ok },
+        { "errors_by_reason", errorsByReason },
+        { "ttft_ms", percentileObject(ttft) },
+        { "ttfc_ms", percentileObject(ttfc) },
+        { "tpot_ms", percentileObject(tpot) },
+        { "itl_ms", percentileObject(itl) },
+        { "e2e_ms", percentileObject(e2e) },
+        { "schedule_lag_ms", percentileObject(lag) },
+        { "req_per_s", spanS > 0 ? ok / spanS : 0.0 },
+        { "out_tok_per_s", spanS > 0 ? outTokens / spanS : 0.0 },
+        { "goodput_req_per_s", spanS > 0 ? good / spanS : 0.0 },
+    };
+    nlohmann::json warnings = nlohmann::json::array();
+    if (client.known()) {
+        const bool bound = client.loopLagP99Ms > kClientBoundLagMs || client.cpuUtilisation > kClientBoundCpu;
+        s["client"] = { { "loop_lag_p99_ms", client.loopLagP99Ms }, { "cpu_utilisation", client.cpuUtilisation },
+            { "cores", client.cores }, { "client_bound", bound } };
+        if (bound)
+            warnings.push_back("client-bound: latency includes client overhead (event-loop lag p99 "
+                + QString::number(client.loopLagP99Ms, 'f', 1).toStdString() + " ms, CPU "
+                + QString::number(client.cpuUtilisation * 100, 'f', 0).toStdString() + " % of "
+                + std::to_string(client.cores) + " cores)");
+    }
+    s["warnings"] = warnings;
+    return s;
+}
+
+QString formatSummaryTable(const nlohmann::json& s)
+{
+    QStringList lines;
+    lines << QStringLiteral("run %1: %2 requests, %3 ok, %4 errors")
+                 .arg(QString::fromStdString(s.value("run", "")))
+                 .arg(s.value("requests", 0))
+                 .arg(s.value("ok", 0))
+                 .arg(s.value("errors", 0));
+    if (s.contains("errors_by_reason") && !s["errors_by_reason"].empty()) {
+        QStringList parts;
+        for (const auto& [reason, count] : s["errors_by_reason"].items())
+            parts << QStringLiteral("%1 %2").arg(QString::fromStdString(reason)).arg(count.get<int>());
+        lines << QStringLiteral("  errors: ") + parts.join(QStringLiteral(", "));
+    }
+    lines << QStringLiteral("  %1 %2 %3 %4 %5 %6")
+                 .arg(QStringLiteral("metric (ms)"), -18)
+                 .arg(QStringLiteral("p50"), 10)
+                 .arg(QStringLiteral("p90"), 10)
+                 .arg(QStringLiteral("p95"), 10)
+                 .arg(QStringLiteral("p99"), 10)
+                 .arg(QStringLiteral("max"), 10);
+    for (const char* key : { "ttft_ms", "ttfc_ms", "tpot_ms", "itl_ms", "e2e_ms", "schedule_lag_ms" }) {
+        if (!s.contains(key) || s[key].is_null())
+            continue;
+        const auto& p = s[key];
+        auto cell = [&](const char* k) { return QStringLiteral("%1").arg(p.value(k, 0.0), 10, 'f', 1); };
+        lines << QStringLiteral("  %1 %2 %3 %4 %5 %6")
+                     .arg(QString::fromLatin1(key), -18)
+                     .arg(cell("p50"), cell("p90"), cell("p95"), cell("p99"), cell("max"));
+    }
+    lines << QStringLiteral("  throughput: %1 req/s, %2 output tok/s, goodput %3 req/s")
+                 .arg(s.value("req_per_s", 0.0), 0, 'f', 2)
+                 .arg(s.value("out_tok_per_s", 0.0), 0, 'f', 1)
+                 .arg(s.value("goodput_req_per_s", 0.0), 0, 'f', 2);
+    for (const auto& w : s.value("warnings", nlohmann::json::array()))
+        lines << QStringLiteral("  WARNING: ") + QString::fromStdString(w.get<std::string>());
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace ks

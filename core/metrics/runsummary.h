@@ -1,0 +1,34 @@
+#pragma once
+
+#include "metrics/requestrecord.h"
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace ks {
+
+struct Slo {
+    double ttftMs = 0; ///< 0: no SLO on TTFT
+    double tpotMs = 0;
+};
+
+/// The client's own load during a run, for the client-saturation guard.
+struct ClientLoad {
+    double loopLagP99Ms = -1; ///< worker event-loop lateness
+    double cpuUtilisation = -1; ///< process CPU / (wall * cores), 0..1
+    int cores = 0;
+    bool known() const { return loopLagP99Ms >= 0; }
+};
+
+/// The `report --json` object for one run (DESIGN.md section 7), computed from
+/// its request records. Warm-up requests are excluded; errors never enter
+/// latency percentiles. Fields this version cannot know yet (server samples,
+/// drift, the gentle-arm check) are omitted rather than guessed.
+nlohmann::json summarizeRun(const QString& run, const QString& config, const QString& arm,
+    const std::vector<RequestRecord>& records, const Slo& slo, const ClientLoad& client = {});
+
+/// A human-readable table of one summary object.
+QString formatSummaryTable(const nlohmann::json& summary);
+
+} // namespace ks

@@ -1,0 +1,151 @@
+// Each dialect fixture (tests/data/sse, written from the servers' documented
+// formats) through the same accumulator a live stream uses, split at every byte.
+#include "client/streamaccumulator.h"
+
+#include <QFile>
+#include <QTest>
+
+using namespace ks;
+
+namespace {
+
+QByteArray fixture(const QString& name)
+{
+    QFile file(QStringLiteral(KNOBSCOPE_TEST_DATA "/sse/") + name);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// Feeds the stream in two reads split at `cut`; each read gets its own timestamp
+// (the first at 1000 µs after send, the second at 5000 µs).
+RequestRecord run(const QByteArray& stream, qsizetype cut, ApiKind api, QByteArray* content = nullptr)
+{
+    RequestRecord seed;
+    seed.tSendUs = 0;
+    StreamAccumulator acc(api, seed);
+    acc.keepContent(true);
+    acc.onStatus(200);
+    acc.onBytes(stream.left(cut), 1000);
+    acc.onBytes(stream.mid(cut), 5000);
+    if (content)
+        *content = acc.content();
+    return acc.finish(6000);
+}
+
+} // namespace
+
+class TestChunkDecoder : public QObject {
+    Q_OBJECT
+private slots:
+    void dialects_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("api");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<QString>("error");
+        QTest::addColumn<int>("outTokens");
+        QTest::addColumn<bool>("fromUsage");
+        QTest::addColumn<int>("tokenEvents");
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<bool>("ttfcAfterTtft");
+        const int chat = int(ApiKind::Chat);
+        const int completions = int(ApiKind::Completions);
+        QTest::newRow("vllm chat") << "vllm_chat.sse" << chat << true << QString() << 4 << true << 3
+                                   << QByteArray("Hello wörld 東京!") << false;
+        QTest::newRow("llama.cpp") << "llamacpp_chat.sse" << chat << true << QString() << 3 << true << 2
+                                   << QByteArray("Hi there") << false;
+        QTest::newRow("ollama reasoning")
+            << "ollama_chat.sse" << chat << true << QString() << 3 << false << 3 << QByteArray("42") << true;
+        QTest::newRow("sglang") << "sglang_chat.sse" << chat << true << QString() << 3 << true << 2 << QByteArray("Yes")
+                                << true;
+        QTest::newRow("tgi") << "tgi_chat.sse" << chat << true << QString() << 2 << true << 2
+                             << QByteArray("Deep learning") << false;
+        QTest::newRow("openai tool calls")
+            << "openai_tools.sse" << chat << true << QString() << 8 << true << 2 << QByteArray() << false;
+        QTest::newRow("error mid-stream")
+            << "vllm_completions_error.sse" << completions << false << QStringLiteral("error_event") << 2 << false << 2
+            << QByteArray(" The end") << false;
+    }
+    void dialects()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, api);
+        QFETCH(bool, ok);
+        QFETCH(QString, error);
+        QFETCH(int, outTokens);
+        QFETCH(bool, fromUsage);
+        QFETCH(int, tokenEvents);
+        QFETCH(QByteArray, content);
+        QFETCH(bool, ttfcAfterTtft);
+        const QByteArray stream = fixture(file);
+        QVERIFY(!stream.isEmpty());
+        for (qsizetype cut = 0; cut <= stream.size(); ++cut) {
+            QByteArray text;
+            const RequestRecord r = run(stream, cut, ApiKind(api), &text);
+            QCOMPARE(r.ok, ok);
+            QCOMPARE(r.error, error);
+            QCOMPARE(r.outTokens, outTokens);
+            QCOMPARE(r.outTokensFromUsage, fromUsage);
+            QCOMPARE(int(r.itlUs.size()) + (r.ttftUs >= 0 ? 1 : 0), tokenEvents);
+            QCOMPARE(text, content);
+            QVERIFY(r.ttftUs == 1000 || r.ttftUs == 5000);
+            if (!content.isEmpty() && !ttfcAfterTtft && r.ttftUs >= 0)
+                QCOMPARE(r.ttfcUs, r.ttftUs);
+        }
+    }
+
+    void roleOnlyChunkIsNotTheFirstToken()
+    {
+        const QByteArray stream = fixture(QStringLiteral("vllm_chat.sse"));
+        // The role chunk arrives alone at 1000 µs; the first token comes later.
+        const qsizetype firstTokenAt = stream.indexOf("data: ", 10);
+        const RequestRecord r = run(stream, firstTokenAt, ApiKind::Chat);
+        QCOMPARE(r.ttftUs, qint64(5000));
+    }
+
+    void reasoningCountsForTtftButNotTtfc()
+    {
+        const QByteArray stream = fixture(QStringLiteral("ollama_chat.sse"));
+        const qsizetype contentAt = stream.indexOf("\"content\":\"42\"");
+        const qsizetype eventStart = stream.lastIndexOf("data: ", contentAt);
+        const RequestRecord r = run(stream, eventStart, ApiKind::Chat);
+        QCOMPARE(r.ttftUs, qint64(1000));
+        QCOMPARE(r.ttfcUs, qint64(5000));
+    }
+
+    void streamCutShortIsIncomplete()
+    {
+        const QByteArray stream = fixture(QStringLiteral("vllm_chat.sse"));
+        RequestRecord seed;
+        StreamAccumulator acc(ApiKind::Chat, seed);
+        acc.onStatus(200);
+        acc.onBytes(stream.left(stream.indexOf("finish_reason\":\"length") - 100), 1000);
+        const RequestRecord r = acc.finish(2000);
+        QVERIFY(!r.ok);
+        QCOMPARE(r.error, ErrorReason::kIncomplete);
+    }
+
+    void undecodableEventIsAnError()
+    {
+        RequestRecord seed;
+        StreamAccumulator acc(ApiKind::Completions, seed);
+        acc.onStatus(200);
+        acc.onBytes(QByteArray("data: {\"choices\":[{\"text\":\n\ndata: [DONE]\n\n"), 10);
+        const RequestRecord r = acc.finish(20);
+        QCOMPARE(r.error, ErrorReason::kUndecodable);
+    }
+
+    void httpErrorKeepsTheBody()
+    {
+        RequestRecord seed;
+        StreamAccumulator acc(ApiKind::Completions, seed);
+        acc.onStatus(429);
+        acc.onBytes(QByteArray("{\"error\":{\"message\":\"slow down\"}}"), 10);
+        const RequestRecord r = acc.finish(20);
+        QCOMPARE(r.error, QStringLiteral("http_429"));
+        QVERIFY(r.errorDetail.contains(QStringLiteral("slow down")));
+        QCOMPARE(r.ttftUs, qint64(-1));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestChunkDecoder)
+#include "tst_chunkdecoder.moc"

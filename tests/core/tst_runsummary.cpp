@@ -1,0 +1,113 @@
+#include "metrics/runsummary.h"
+
+#include <QTest>
+
+using namespace ks;
+
+namespace {
+
+RequestRecord okRecord(qint64 id, qint64 send, qint64 ttft, qint64 e2e, int out)
+{
+    RequestRecord r;
+    r.id = id;
+    r.tSchedUs = send;
+    r.tSendUs = send;
+    r.ttftUs = ttft;
+    r.ttfcUs = ttft;
+    r.e2eUs = e2e;
+    r.outTokens = out;
+    r.status = 200;
+    r.ok = true;
+    for (int i = 1; i < out; ++i)
+        r.itlUs.push_back(std::int32_t((e2e - ttft) / (out - 1)));
+    return r;
+}
+
+RequestRecord failed(qint64 id, const QString& reason)
+{
+    RequestRecord r;
+    r.id = id;
+    r.tSendUs = 0;
+    r.e2eUs = 5;
+    r.error = reason;
+    return r;
+}
+
+} // namespace
+
+class TestRunSummary : public QObject {
+    Q_OBJECT
+private slots:
+    void computesLatencyThroughputAndErrors()
+    {
+        // Three successes: TTFT 100/200/300 ms, 11 tokens, e2e = TTFT + 10 * 20 ms.
+        std::vector<RequestRecord> records = {
+            okRecord(0, 0, 100'000, 300'000, 11),
+            okRecord(1, 0, 200'000, 400'000, 11),
+            okRecord(2, 1'000'000, 300'000, 500'000, 11),
+            failed(3, QStringLiteral("http_500")),
+            failed(4, QStringLiteral("http_500")),
+            failed(5, QStringLiteral("stalled")),
+        };
+        RequestRecord warm = okRecord(6, 0, 9'000'000, 9'500'000, 11);
+        warm.warmup = true;
+        records.push_back(warm);
+
+        const auto s = summarizeRun(QStringLiteral("r"), QStringLiteral("c"), QStringLiteral("a"), records, {});
+        QCOMPARE(s["requests"].get<int>(), 6);
+        QCOMPARE(s["ok"].get<int>(), 3);
+        QCOMPARE(s["errors"].get<int>(), 3);
+        QCOMPARE(s["errors_by_reason"]["http_500"].get<int>(), 2);
+        QCOMPARE(s["errors_by_reason"]["stalled"].get<int>(), 1);
+        QCOMPARE(s["ttft_ms"]["p50"].get<double>(), 200.0);
+        QCOMPARE(s["ttft_ms"]["max"].get<double>(), 300.0);
+        QCOMPARE(s["ttft_ms"]["count"].get<int>(), 3); // errors and warm-up excluded
+        QCOMPARE(s["tpot_ms"]["p50"].get<double>(), 20.0);
+        QCOMPARE(s["itl_ms"]["count"].get<int>(), 30);
+        // 3 completions between the first send (0) and the last end (1.5 s).
+        QVERIFY(std::abs(s["req_per_s"].get<double>() - 2.0) < 1e-9);
+        QVERIFY(std::abs(s["out_tok_per_s"].get<double>() - 22.0) < 1e-9);
+    }
+
+    void goodputCountsOnlyRequestsMeetingEverySlo()
+    {
+        const std::vector<RequestRecord> records = {
+            okRecord(0, 0, 100'000, 300'000, 11), // TPOT 20 ms
+            okRecord(1, 0, 600'000, 800'000, 11), // TTFT too slow
+            okRecord(2, 0, 100'000, 900'000, 11), // TPOT 80 ms too slow
+        };
+        const auto s = summarizeRun({}, {}, {}, records, Slo { 500, 50 });
+        QVERIFY(std::abs(s["goodput_req_per_s"].get<double>() - 1.0 / 0.9) < 1e-9);
+        QVERIFY(std::abs(s["req_per_s"].get<double>() - 3.0 / 0.9) < 1e-9);
+    }
+
+    void scheduleLagIsReported()
+    {
+        RequestRecord r = okRecord(0, 2'000, 100, 200, 2);
+        r.tSchedUs = 1'000;
+        const auto s = summarizeRun({}, {}, {}, { r }, {});
+        QCOMPARE(s["schedule_lag_ms"]["p50"].get<double>(), 1.0);
+    }
+
+    void clientBoundGuardFires()
+    {
+        const std::vector<RequestRecord> records = { okRecord(0, 0, 100, 200, 2) };
+        const auto calm = summarizeRun({}, {}, {}, records, {}, ClientLoad { 0.4, 0.3, 2 });
+        QCOMPARE(calm["client"]["client_bound"].get<bool>(), false);
+        QVERIFY(calm["warnings"].empty());
+        const auto busy = summarizeRun({}, {}, {}, records, {}, ClientLoad { 25.0, 0.97, 2 });
+        QCOMPARE(busy["client"]["client_bound"].get<bool>(), true);
+        QVERIFY(
+            QString::fromStdString(busy["warnings"][0].get<std::string>()).startsWith(QStringLiteral("client-bound")));
+    }
+
+    void noSuccessesGiveNullPercentiles()
+    {
+        const auto s = summarizeRun({}, {}, {}, { failed(0, QStringLiteral("transport")) }, {});
+        QVERIFY(s["ttft_ms"].is_null());
+        QCOMPARE(s["req_per_s"].get<double>(), 0.0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunSummary)
+#include "tst_runsummary.moc"
