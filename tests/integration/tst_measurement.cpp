@@ -1,0 +1,335 @@
+// The measurement engine and CLI against the real knobscope-sim process.
+#include "../sim/simprocess.h"
+#include "load/arrivalschedule.h"
+#include "load/loadrunner.h"
+#include "store/runfile.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+using namespace ks;
+
+namespace {
+
+struct RunOutput {
+    std::vector<RequestRecord> records;
+    LoadResult result;
+};
+
+RunOutput runLoad(const LoadSpec& spec)
+{
+    RunOutput out;
+    LoadRunner runner(spec);
+    QObject::connect(&runner, &LoadRunner::recordsReady, [&](const QVector<RequestRecord>& batch) {
+        out.records.insert(out.records.end(), batch.begin(), batch.end());
+    });
+    QSignalSpy finished(&runner, &LoadRunner::finished);
+    const QString error = runner.start();
+    if (!error.isEmpty())
+        qWarning("%s", qPrintable(error));
+    if (finished.isEmpty())
+        finished.wait(120000);
+    if (!finished.isEmpty())
+        out.result = finished.first().first().value<LoadResult>();
+    return out;
+}
+
+LoadSpec specFor(quint16 port, int concurrency, int requests, int maxTokens)
+{
+    LoadSpec spec;
+    spec.baseUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port));
+    spec.model = QStringLiteral("sim-8b");
+    spec.concurrency = concurrency;
+    spec.requests = requests;
+    spec.maxTokens = maxTokens;
+    spec.inputTokens = 16;
+    spec.runLabel = QStringLiteral("t");
+    return spec;
+}
+
+QByteArray httpGet(quint16 port, const QByteArray& path)
+{
+    QProcess curl; // a second, independent client for /metrics
+    curl.start(QStringLiteral("curl"),
+        { QStringLiteral("-s"), QStringLiteral("http://127.0.0.1:%1%2").arg(port).arg(QString::fromLatin1(path)) });
+    curl.waitForFinished(10000);
+    return curl.readAllStandardOutput();
+}
+
+double metric(const QByteArray& text, const QByteArray& name)
+{
+    for (const QByteArray& line : text.split('\n')) {
+        if (line.startsWith(name + ' '))
+            return line.mid(name.size() + 1).toDouble();
+    }
+    return -1;
+}
+
+int maxInFlight(const std::vector<RequestRecord>& records)
+{
+    std::vector<std::pair<qint64, int>> edges;
+    for (const RequestRecord& r : records) {
+        edges.push_back({ r.tSendUs, +1 });
+        edges.push_back({ r.tSendUs + r.e2eUs, -1 });
+    }
+    std::sort(edges.begin(), edges.end());
+    int now = 0;
+    int peak = 0;
+    for (const auto& [t, d] : edges)
+        peak = std::max(peak, now += d);
+    return peak;
+}
+
+std::map<qint64, QString> truthFaults(const QString& path)
+{
+    std::map<qint64, QString> out;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return out;
+    while (!file.atEnd()) {
+        const QByteArray line = file.readLine();
+        const auto j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
+        if (j.is_discarded() || !j["client_request_id"].is_string())
+            continue;
+        const QString id = QString::fromStdString(j["client_request_id"].get<std::string>());
+        out[id.section(QLatin1Char('/'), 1).toLongLong()] = QString::fromStdString(j["fault"].get<std::string>());
+    }
+    return out;
+}
+
+} // namespace
+
+class TestMeasurement : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<SimProcess> startSim(const QStringList& args)
+    {
+        auto sim = std::make_unique<SimProcess>();
+        QString error;
+        if (!sim->start(args, &error)) {
+            qWarning("knobscope-sim did not start: %s", qPrintable(error));
+            return nullptr;
+        }
+        return sim;
+    }
+
+private slots:
+    void initTestCase() { qRegisterMetaType<LoadResult>(); }
+
+    // 64 streams really in flight at once, not 6 (Qt 6.4's per-QNAM cap).
+    void sixtyFourStreamsAreTrulyConcurrent()
+    {
+        auto sim = startSim({});
+        QVERIFY(sim);
+        const RunOutput out = runLoad(specFor(sim->port(), 64, 192, 24));
+        QCOMPARE(out.records.size(), std::size_t(192));
+        QVERIFY(std::all_of(out.records.begin(), out.records.end(), [](const RequestRecord& r) { return r.ok; }));
+        QCOMPARE(maxInFlight(out.records), 64);
+        QCOMPARE(metric(httpGet(sim->port(), "/metrics"), "knobscope_sim_open_connections_peak"), 64.0);
+        for (const RequestRecord& r : out.records) {
+            QCOMPARE(r.outTokens, 24);
+            QVERIFY(r.outTokensFromUsage);
+            QCOMPARE(int(r.itlUs.size()), 23);
+            QVERIFY(r.ttftUs > 0 && r.e2eUs > r.ttftUs);
+        }
+        QCOMPARE(out.result.stats.connectMs.size(), std::size_t(64)); // one pre-opened connection per slot
+    }
+
+    void faultsAreAttributedToTheirReason_data()
+    {
+        QTest::addColumn<QString>("flag");
+        QTest::addColumn<QString>("fault");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("500") << "--fail-500"
+                             << "http_500"
+                             << "http_500";
+        QTest::newRow("429") << "--fail-429"
+                             << "http_429"
+                             << "http_429";
+        QTest::newRow("disconnect") << "--disconnect-mid"
+                                    << "disconnect_mid"
+                                    << "transport";
+        QTest::newRow("malformed") << "--malformed"
+                                   << "malformed_event"
+                                   << "undecodable_event";
+        QTest::newRow("error event") << "--error-event"
+                                     << "error_event"
+                                     << "error_event";
+        QTest::newRow("stall") << "--stall"
+                               << "stall"
+                               << "stalled";
+    }
+    void faultsAreAttributedToTheirReason()
+    {
+        QFETCH(QString, flag);
+        QFETCH(QString, fault);
+        QFETCH(QString, reason);
+        QTemporaryDir dir;
+        const QString truthPath = dir.filePath(QStringLiteral("truth.jsonl"));
+        auto sim = startSim({ flag, QStringLiteral("0.3"), QStringLiteral("--fault-seed"), QStringLiteral("5"),
+            QStringLiteral("--stall-ms"), QStringLiteral("3000"), QStringLiteral("--truth-log"), truthPath });
+        QVERIFY(sim);
+        LoadSpec spec = specFor(sim->port(), 8, 40, 12);
+        spec.stallTimeoutS = 0.6;
+        const RunOutput out = runLoad(spec);
+        QCOMPARE(sim->terminate(), 0);
+        const auto truth = truthFaults(truthPath);
+        QCOMPARE(out.records.size(), std::size_t(40));
+        int faulted = 0;
+        for (const RequestRecord& r : out.records) {
+            QVERIFY2(truth.count(r.id), qPrintable(QString::number(r.id)));
+            const QString injected = truth.at(r.id);
+            if (injected == QLatin1String("none")) {
+                QVERIFY2(r.ok,
+                    qPrintable(QStringLiteral("unfaulted request %1 recorded as %2: %3")
+                                   .arg(r.id)
+                                   .arg(r.error, r.errorDetail)));
+            } else {
+                QCOMPARE(injected, fault);
+                QCOMPARE(r.error, reason);
+                QVERIFY(!r.ok);
+                ++faulted;
+            }
+        }
+        QVERIFY2(faulted >= 4, qPrintable(QString::number(faulted))); // 30 % of 40, seeded
+    }
+
+    void rateModeKeepsEachIntendedSendTime()
+    {
+        auto sim = startSim({});
+        QVERIFY(sim);
+        LoadSpec spec = specFor(sim->port(), 1, 60, 4);
+        spec.mode = LoadSpec::Mode::Rate;
+        spec.rate = 40;
+        spec.seed = 9;
+        const RunOutput out = runLoad(spec);
+        QCOMPARE(out.records.size(), std::size_t(60));
+        const std::vector<qint64> schedule = gammaArrivals(40, 1.0, 60, 0, 9);
+        for (const RequestRecord& r : out.records) {
+            QVERIFY(r.ok);
+            QCOMPARE(r.tSchedUs, schedule[std::size_t(r.id)]);
+            QVERIFY(r.tSendUs >= r.tSchedUs);
+        }
+    }
+
+    void warmupRequestsAreMarked()
+    {
+        auto sim = startSim({});
+        QVERIFY(sim);
+        LoadSpec spec = specFor(sim->port(), 2, 10, 2);
+        spec.warmupRequests = 3;
+        const RunOutput out = runLoad(spec);
+        QCOMPARE(
+            std::count_if(out.records.begin(), out.records.end(), [](const RequestRecord& r) { return r.warmup; }), 3);
+    }
+
+    void cliRunAndReportAgree()
+    {
+        auto sim = startSim({});
+        QVERIFY(sim);
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run.jsonl"));
+        QProcess run;
+        run.start(QStringLiteral(KNOBSCOPE_BIN),
+            { QStringLiteral("run"), QStringLiteral("--base-url"),
+                QStringLiteral("http://127.0.0.1:%1").arg(sim->port()), QStringLiteral("--model"),
+                QStringLiteral("sim-8b"), QStringLiteral("--concurrency"), QStringLiteral("4"),
+                QStringLiteral("--requests"), QStringLiteral("20"), QStringLiteral("--max-tokens"), QStringLiteral("8"),
+                QStringLiteral("--progress"), QStringLiteral("none"), QStringLiteral("--out"), out });
+        QVERIFY(run.waitForFinished(60000));
+        QCOMPARE(run.exitCode(), 0);
+        QVERIFY(run.readAllStandardOutput().contains("ttft_ms"));
+
+        RunFile file;
+        QString error;
+        QVERIFY(readRunFile(out, &file, &error));
+        QVERIFY(file.issues.empty());
+        QCOMPARE(file.experiment.value("schema", 0), 1);
+        const nlohmann::json live = file.runs.at(0).summary;
+
+        QProcess report;
+        report.start(QStringLiteral(KNOBSCOPE_BIN), { QStringLiteral("report"), out, QStringLiteral("--json") });
+        QVERIFY(report.waitForFinished(30000));
+        QCOMPARE(report.exitCode(), 0);
+        const QByteArray text = report.readAllStandardOutput();
+        const auto reported = nlohmann::json::parse(text.begin(), text.end()).at(0);
+        for (const char* key : { "requests", "ok", "errors" })
+            QVERIFY(reported[key] == live[key]);
+        for (const char* key : { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" }) {
+            for (const char* p : { "p50", "p99", "max" })
+                QCOMPARE(reported[key][p].get<double>(), live[key][p].get<double>());
+        }
+        QCOMPARE(reported["req_per_s"].get<double>(), live["req_per_s"].get<double>());
+        QVERIFY(reported.contains("client"));
+    }
+
+    void cliStopMidRunLeavesACompleteFile()
+    {
+        auto sim = startSim({});
+        QVERIFY(sim);
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("stopped.jsonl"));
+        QProcess run;
+        run.start(QStringLiteral(KNOBSCOPE_BIN),
+            { QStringLiteral("run"), QStringLiteral("--base-url"),
+                QStringLiteral("http://127.0.0.1:%1").arg(sim->port()), QStringLiteral("--model"),
+                QStringLiteral("sim-8b"), QStringLiteral("--concurrency"), QStringLiteral("4"),
+                QStringLiteral("--requests"), QStringLiteral("10000"), QStringLiteral("--max-tokens"),
+                QStringLiteral("6"), QStringLiteral("--progress"), QStringLiteral("none"), QStringLiteral("--out"),
+                out });
+        QVERIFY(run.waitForStarted());
+        auto requestLines = [&] {
+            QFile f(out);
+            return f.open(QIODevice::ReadOnly) ? f.readAll().count("\"type\":\"request\"") : 0;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(requestLines() >= 8, 30000);
+        run.terminate(); // SIGTERM: the same clean stop as Ctrl-C
+        QVERIFY(run.waitForFinished(30000));
+        QCOMPARE(run.exitStatus(), QProcess::NormalExit);
+
+        RunFile file;
+        QString error;
+        QVERIFY(readRunFile(out, &file, &error));
+        QVERIFY(file.issues.empty());
+        QVERIFY(!file.truncated);
+        const RunData& data = file.runs.at(0);
+        QVERIFY(!data.summary.is_null());
+        QCOMPARE(data.summary["interrupted"].get<bool>(), true);
+        QVERIFY(data.requests.size() >= 8 && data.requests.size() < 10000);
+        const auto cancelled = std::count_if(data.requests.begin(), data.requests.end(),
+            [](const RequestRecord& r) { return r.error == QLatin1String("cancelled"); });
+        QVERIFY(cancelled <= 4); // at most the in-flight ones
+        QVERIFY(std::none_of(data.requests.begin(), data.requests.end(),
+            [](const RequestRecord& r) { return !r.ok && r.error != QLatin1String("cancelled"); }));
+    }
+
+    void cliRejectsBadUsage()
+    {
+        QProcess run;
+        run.start(
+            QStringLiteral(KNOBSCOPE_BIN), { QStringLiteral("run"), QStringLiteral("--model"), QStringLiteral("m") });
+        QVERIFY(run.waitForFinished(10000));
+        QCOMPARE(run.exitCode(), 2);
+        QVERIFY(run.readAllStandardError().contains("--base-url"));
+        QProcess both;
+        both.start(QStringLiteral(KNOBSCOPE_BIN),
+            { QStringLiteral("run"), QStringLiteral("--base-url"), QStringLiteral("http://127.0.0.1:1"),
+                QStringLiteral("--model"), QStringLiteral("m"), QStringLiteral("--concurrency"), QStringLiteral("2"),
+                QStringLiteral("--rate"), QStringLiteral("3"), QStringLiteral("--out"),
+                QStringLiteral("/tmp/x.jsonl") });
+        QVERIFY(both.waitForFinished(10000));
+        QCOMPARE(both.exitCode(), 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMeasurement)
+#include "tst_measurement.moc"
