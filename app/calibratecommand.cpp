@@ -78,6 +78,8 @@ int calibrateCommand(const QStringList& arguments)
     parser.addOption({ QStringLiteral("max-num-seqs"),
         QStringLiteral("Simulator batch size (default: the concurrency, so nothing queues)."), QStringLiteral("n") });
     parser.addOption({ QStringLiteral("json"), QStringLiteral("Print the result as JSON.") });
+    parser.addOption({ QStringLiteral("progress"), QStringLiteral("auto, bar or none."), QStringLiteral("mode"),
+        QStringLiteral("auto") });
     addLoadFlags(parser);
     if (!parser.parse(arguments)) {
         std::fprintf(stderr, "knobscope calibrate: %s\n", qPrintable(parser.errorText()));
@@ -89,8 +91,7 @@ int calibrateCommand(const QStringList& arguments)
     }
     ks::LoadSpec spec;
     spec.runLabel = QStringLiteral("calibrate");
-    if (!parser.isSet(QStringLiteral("concurrency")) && !parser.isSet(QStringLiteral("rate")))
-        spec.concurrency = 64;
+    spec.model = parser.value(QStringLiteral("profile")); // the base URL is known once the simulator listens
     if (const QString error = readLoadFlags(parser, spec); !error.isEmpty()) {
         std::fprintf(stderr, "knobscope calibrate: %s\n", qPrintable(error));
         return 2;
@@ -127,9 +128,13 @@ int calibrateCommand(const QStringList& arguments)
         return 2;
     }
     spec.baseUrl = QUrl(QStringLiteral("http://127.0.0.1:") + port.captured(1));
-    spec.model = parser.value(QStringLiteral("profile"));
 
-    ProgressReporter progress(ProgressReporter::Mode::Auto);
+    ProgressReporter::Mode progressMode;
+    if (!ProgressReporter::parseMode(parser.value(QStringLiteral("progress")), &progressMode)) {
+        std::fputs("knobscope calibrate: --progress: expected auto, bar or none\n", stderr);
+        return 2;
+    }
+    ProgressReporter progress(progressMode);
     qint64 t0 = 0;
     const ArmOutcome outcome = executeArm(spec, nullptr, progress, [&](qint64 start) { t0 = start; });
     server.terminate();
@@ -140,7 +145,7 @@ int calibrateCommand(const QStringList& arguments)
     }
 
     const auto truth = readTruth(truthPath);
-    std::vector<double> deliveryLagMs, ttftErrorMs, requestTransitMs;
+    std::vector<double> deliveryLagMs, ttftErrorMs, requestTransitMs, clientQueueMs;
     qint64 events = 0;
     int matched = 0;
     for (const ks::RequestRecord& r : outcome.records) {
@@ -161,6 +166,8 @@ int calibrateCommand(const QStringList& arguments)
         events += qint64(t.tokenUs.size());
         ttftErrorMs.push_back(double(r.ttftUs - (t.firstTokenUs - t.arrivalUs)) / 1000.0);
         requestTransitMs.push_back(double(t.arrivalUs - sendAbs) / 1000.0);
+        if (r.tWireUs >= 0)
+            clientQueueMs.push_back(double(r.tWireUs - r.tSendUs) / 1000.0);
     }
     const ks::ClientLoad load = clientLoadOf(outcome.result);
     nlohmann::json result = {
@@ -171,6 +178,7 @@ int calibrateCommand(const QStringList& arguments)
         { "delivery_lag_ms", stats(deliveryLagMs) },
         { "ttft_error_ms", stats(ttftErrorMs) },
         { "request_transit_ms", stats(requestTransitMs) },
+        { "client_send_queue_ms", stats(clientQueueMs) },
         { "client_cpu_us_per_event", events > 0 ? outcome.result.cpuS * 1e6 / double(events) : 0.0 },
         { "events", events },
         { "loop_lag_p99_ms", load.loopLagP99Ms },
@@ -189,6 +197,7 @@ int calibrateCommand(const QStringList& arguments)
         row("delivery lag (server write -> read)", result["delivery_lag_ms"]);
         row("TTFT error (client - server)", result["ttft_error_ms"]);
         row("request transit (send -> arrival)", result["request_transit_ms"]);
+        row("  of which in the client (send -> written)", result["client_send_queue_ms"]);
         std::printf(
             "  client CPU per event: %.1f us (process CPU %.2f s, %.0f %% of %d cores); event-loop lag p99 %.2f ms\n",
             result["client_cpu_us_per_event"].get<double>(), outcome.result.cpuS, load.cpuUtilisation * 100, load.cores,

@@ -17,6 +17,7 @@ public:
     StreamAccumulator(ApiKind api, RequestRecord record, qsizetype maxEventBytes = 1 << 20);
 
     void onStatus(int httpStatus);
+    void onRequestWritten(qint64 nowUs) { m_record.tWireUs = nowUs; }
     void onBytes(const char* data, qsizetype size, qint64 nowUs);
     void onBytes(const QByteArray& bytes, qint64 nowUs) { onBytes(bytes.constData(), bytes.size(), nowUs); }
     /// `transportError` is a reason code (ErrorReason) or empty for a clean end.

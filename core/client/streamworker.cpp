@@ -1,5 +1,6 @@
 #include "client/streamworker.h"
 
+#include <QCoreApplication>
 #include <QLoggingCategory>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
@@ -172,6 +173,10 @@ void StreamWorker::send(qint64 index, qint64 tSchedUs)
     const QByteArray body = factory.body(index);
     record.tSendUs = nowUs();
     QNetworkReply* reply = nam->post(request, body);
+    // QNAM starts a request through a queued call on the reply; left queued, it
+    // waits behind every pending read of the other streams (measured: 7-10 ms at
+    // 64 streams). Delivering it now puts the request on the wire at once.
+    QCoreApplication::sendPostedEvents(reply, QEvent::MetaCall);
     InFlight flight;
     flight.accumulator = std::make_unique<StreamAccumulator>(spec.api, std::move(record));
     flight.nam = nam;
@@ -181,6 +186,11 @@ void StreamWorker::send(qint64 index, qint64 tSchedUs)
         const auto it = m_inFlight.find(reply);
         if (it != m_inFlight.end())
             it->second.accumulator->onStatus(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt());
+    });
+    connect(reply, &QNetworkReply::requestSent, this, [this, reply] {
+        const auto it = m_inFlight.find(reply);
+        if (it != m_inFlight.end())
+            it->second.accumulator->onRequestWritten(nowUs());
     });
     connect(reply, &QNetworkReply::readyRead, this, [this, reply] { onReadyRead(reply); });
     connect(reply, &QNetworkReply::finished, this, [this, reply] { onFinished(reply); });

@@ -17,6 +17,7 @@ struct RequestRecord {
     QString probe; ///< empty for load requests
     qint64 tSchedUs = 0; ///< intended send time (rate mode), else the send time
     qint64 tSendUs = 0;
+    qint64 tWireUs = -1; ///< when the HTTP stack reported the request written (diagnostic)
     qint64 ttftUs = -1; ///< first token on any channel
     qint64 ttfcUs = -1; ///< first content token
     qint64 e2eUs = -1;

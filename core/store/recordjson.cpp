@@ -15,6 +15,7 @@ nlohmann::json toJson(const RequestRecord& r)
         { "warmup", r.warmup },
         { "t_sched_us", r.tSchedUs },
         { "t_send_us", r.tSendUs },
+        { "t_wire_us", optional(r.tWireUs) },
         { "ttft_us", optional(r.ttftUs) },
         { "ttfc_us", optional(r.ttfcUs) },
         { "e2e_us", optional(r.e2eUs) },
@@ -49,6 +50,7 @@ std::optional<RequestRecord> requestFromJson(const nlohmann::json& j, QString* e
         r.warmup = j.value("warmup", false);
         r.tSendUs = j.at("t_send_us").get<qint64>();
         r.tSchedUs = j.contains("t_sched_us") ? j["t_sched_us"].get<qint64>() : r.tSendUs;
+        r.tWireUs = optional("t_wire_us");
         r.ttftUs = optional("ttft_us");
         r.ttfcUs = optional("ttfc_us");
         r.e2eUs = optional("e2e_us");

@@ -101,6 +101,22 @@ private slots:
             QString::fromStdString(busy["warnings"][0].get<std::string>()).startsWith(QStringLiteral("client-bound")));
     }
 
+    void clientSendQueueingIsShownAndWarnedAbout()
+    {
+        RequestRecord quick = okRecord(0, 0, 100, 200, 2);
+        quick.tWireUs = 500; // 0.5 ms inside the client
+        RequestRecord slow = okRecord(1, 0, 100, 200, 2);
+        slow.tWireUs = 9'000;
+        const auto calm = summarizeRun({}, {}, {}, { quick, quick }, {});
+        QCOMPARE(calm["send_queue_ms"]["p50"].get<double>(), 0.5);
+        QVERIFY(calm["warnings"].empty());
+        const auto queued = summarizeRun({}, {}, {}, { slow, slow, quick }, {});
+        QCOMPARE(queued["send_queue_ms"]["p50"].get<double>(), 9.0);
+        QCOMPARE(queued["warnings"].size(), std::size_t(1));
+        QVERIFY(QString::fromStdString(queued["warnings"][0].get<std::string>())
+                    .contains(QStringLiteral("inside the client")));
+    }
+
     void noSuccessesGiveNullPercentiles()
     {
         const auto s = summarizeRun({}, {}, {}, { failed(0, QStringLiteral("transport")) }, {});
