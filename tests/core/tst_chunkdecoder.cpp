@@ -134,6 +134,49 @@ private slots:
         QCOMPARE(r.error, ErrorReason::kUndecodable);
     }
 
+    void decodesEdgeCases_data()
+    {
+        QTest::addColumn<QByteArray>("payload");
+        QTest::addColumn<int>("api");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<bool>("hasToken");
+        QTest::addColumn<QString>("message");
+        const int chat = int(ApiKind::Chat);
+        const int completions = int(ApiKind::Completions);
+        const int chunk = int(ChunkInfo::Kind::Chunk);
+        const int error = int(ChunkInfo::Kind::Error);
+        const int bad = int(ChunkInfo::Kind::Undecodable);
+        QTest::newRow("error as a string")
+            << QByteArray(R"({"error":"boom"})") << chat << error << false << QStringLiteral("boom");
+        QTest::newRow("error object") << QByteArray(R"({"error":{"message":"oom","code":500}})") << chat << error
+                                      << false << QStringLiteral("oom");
+        QTest::newRow("null error is no error") << QByteArray(R"({"error":null,"choices":[{"delta":{"content":"x"}}]})")
+                                                << chat << chunk << true << QString();
+        QTest::newRow("top-level array") << QByteArray(R"([{"choices":[]}])") << chat << bad << false << QString();
+        QTest::newRow("truncated") << QByteArray(R"({"choices":[{"text":)") << completions << bad << false << QString();
+        QTest::newRow("empty tool_calls")
+            << QByteArray(R"({"choices":[{"delta":{"tool_calls":[]}}]})") << chat << chunk << false << QString();
+        QTest::newRow("second choice ignored")
+            << QByteArray(R"({"choices":[{"text":""},{"text":"late"}]})") << completions << chunk << false << QString();
+        QTest::newRow("content key in completions is not text")
+            << QByteArray(R"({"choices":[{"delta":{"content":"x"}}]})") << completions << chunk << false << QString();
+        QTest::newRow("nested text is not text") << QByteArray(R"({"choices":[{"logprobs":{"text":"x"},"text":""}]})")
+                                                 << completions << chunk << false << QString();
+    }
+    void decodesEdgeCases()
+    {
+        QFETCH(QByteArray, payload);
+        QFETCH(int, api);
+        QFETCH(int, kind);
+        QFETCH(bool, hasToken);
+        QFETCH(QString, message);
+        const ChunkInfo info = decodeChunk(payload, ApiKind(api));
+        QCOMPARE(int(info.kind), kind);
+        QCOMPARE(info.hasToken, hasToken);
+        if (!message.isEmpty())
+            QCOMPARE(info.errorMessage, message);
+    }
+
     void httpErrorKeepsTheBody()
     {
         RequestRecord seed;
