@@ -1,0 +1,42 @@
+#pragma once
+
+#include "metrics/requestrecord.h"
+
+#include <QObject>
+#include <QString>
+#include <QVector>
+
+namespace ks {
+
+struct RunInfo {
+    QString run;
+    QString config;
+    QString arm;
+    QString model;
+    QByteArray json; ///< the `run` line as written
+};
+
+/// Where runs come from: a live experiment or a saved file. Both emit the same
+/// value-type events, so everything downstream (aggregation, charts, reports)
+/// has one path for live and replayed data (DESIGN.md section 3).
+class RunSource : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+
+    virtual void start() = 0;
+    virtual void stop() = 0;
+
+signals:
+    void runStarted(const ks::RunInfo& info);
+    void recordsReady(const QVector<ks::RequestRecord>& records);
+    /// The run's stored summary line (JSON text), when the source has one.
+    void runFinished(const QString& run, const QByteArray& summaryJson);
+    /// A line the source could not use; replay goes on.
+    void issueFound(qint64 line, const QString& message);
+    void finished();
+};
+
+} // namespace ks
+
+Q_DECLARE_METATYPE(ks::RunInfo)

@@ -1,0 +1,119 @@
+#include "run/jsonlreplay.h"
+#include "store/jsonlwriter.h"
+#include "store/recordjson.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace ks;
+
+namespace {
+
+RequestRecord record(const QString& run, qint64 id)
+{
+    RequestRecord r;
+    r.run = run;
+    r.id = id;
+    r.tSendUs = id * 1000;
+    r.tSchedUs = r.tSendUs;
+    r.ttftUs = 500;
+    r.e2eUs = 2000;
+    r.outTokens = 3;
+    r.itlUs = { 700, 800 };
+    r.ok = true;
+    r.status = 200;
+    return r;
+}
+
+struct Collected {
+    QStringList runs;
+    std::vector<RequestRecord> records;
+    QStringList summaries;
+    QList<qint64> issueLines;
+};
+
+Collected replay(const QString& path, double speed)
+{
+    Collected c;
+    JsonlReplay replay(path, speed);
+    QObject::connect(
+        &replay, &RunSource::runStarted, [&](const RunInfo& i) { c.runs << i.run + QLatin1Char(':') + i.config; });
+    QObject::connect(&replay, &RunSource::recordsReady,
+        [&](const QVector<RequestRecord>& b) { c.records.insert(c.records.end(), b.begin(), b.end()); });
+    QObject::connect(
+        &replay, &RunSource::runFinished, [&](const QString& run, const QByteArray&) { c.summaries << run; });
+    QObject::connect(&replay, &RunSource::issueFound, [&](qint64 line, const QString&) { c.issueLines << line; });
+    QSignalSpy finished(&replay, &RunSource::finished);
+    replay.start();
+    if (finished.isEmpty())
+        finished.wait(20000);
+    return c;
+}
+
+} // namespace
+
+class TestJsonlReplay : public QObject {
+    Q_OBJECT
+private slots:
+    void replaysEveryRunAndRecordInOrder_data()
+    {
+        QTest::addColumn<double>("speed");
+        QTest::newRow("as fast as possible") << 0.0;
+        QTest::newRow("paced 10x") << 10.0;
+    }
+    void replaysEveryRunAndRecordInOrder()
+    {
+        QFETCH(double, speed);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.jsonl"));
+        JsonlWriter w;
+        QString error;
+        QVERIFY(w.open(path, &error));
+        w.write({ { "type", "experiment" }, { "schema", 1 } });
+        for (const char* run : { "a/stress", "b/stress" }) {
+            w.write({ { "type", "run" }, { "run", run }, { "config", std::string(run).substr(0, 1) },
+                { "arm", "stress" } });
+            for (qint64 i = 0; i < 50; ++i)
+                w.write(toJson(record(QString::fromLatin1(run), i)));
+            w.write({ { "type", "summary" }, { "run", run }, { "ok", 50 } });
+        }
+        w.close();
+
+        const Collected c = replay(path, speed);
+        QCOMPARE(c.runs, (QStringList { QStringLiteral("a/stress:a"), QStringLiteral("b/stress:b") }));
+        QCOMPARE(c.summaries, (QStringList { QStringLiteral("a/stress"), QStringLiteral("b/stress") }));
+        QCOMPARE(c.records.size(), std::size_t(100));
+        for (std::size_t i = 0; i < 100; ++i) {
+            QCOMPARE(c.records[i].run, QString::fromLatin1(i < 50 ? "a/stress" : "b/stress"));
+            QCOMPARE(c.records[i].id, qint64(i % 50));
+            QCOMPARE(c.records[i].itlUs, (std::vector<std::int32_t> { 700, 800 }));
+        }
+        QVERIFY(c.issueLines.isEmpty());
+    }
+
+    void corruptAndTruncatedLinesAreReportedNotFatal()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.jsonl"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        const QByteArray good = QByteArray::fromStdString(toJson(record(QStringLiteral("r"), 1)).dump());
+        f.write("{\"type\":\"run\",\"run\":\"r\"}\n" + good + "\n{broken\n" + good + "\n" + good.left(30));
+        f.close();
+        const Collected c = replay(path, 0);
+        QCOMPARE(c.records.size(), std::size_t(2));
+        QCOMPARE(c.issueLines, (QList<qint64> { 3, 5 }));
+    }
+
+    void missingFileEndsWithAnIssue()
+    {
+        const Collected c = replay(QStringLiteral("/nonexistent/file.jsonl"), 0);
+        QCOMPARE(c.issueLines, (QList<qint64> { 0 }));
+        QVERIFY(c.records.empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJsonlReplay)
+#include "tst_jsonlreplay.moc"
