@@ -81,14 +81,8 @@ int calibrateCommand(const QStringList& arguments)
     parser.addOption({ QStringLiteral("progress"), QStringLiteral("auto, bar or none."), QStringLiteral("mode"),
         QStringLiteral("auto") });
     addLoadFlags(parser);
-    if (!parser.parse(arguments)) {
-        std::fprintf(stderr, "knobscope calibrate: %s\n", qPrintable(parser.errorText()));
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::fputs(qPrintable(parser.helpText()), stdout);
-        return 0;
-    }
+    if (const auto exitCode = parseOrExit(parser, arguments, "knobscope calibrate"))
+        return *exitCode;
     ks::LoadSpec spec;
     spec.runLabel = QStringLiteral("calibrate");
     spec.model = parser.value(QStringLiteral("profile")); // the base URL is known once the simulator listens

@@ -1,5 +1,9 @@
 #include "loadflags.h"
 
+#include <QCoreApplication>
+
+#include <cstdio>
+
 namespace {
 
 QCommandLineOption option(
@@ -14,6 +18,22 @@ QCommandLineOption option(
 }
 
 } // namespace
+
+std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& arguments, const char* command)
+{
+    if (!parser.parse(arguments)) {
+        std::fprintf(stderr, "%s: %s\n", command, qPrintable(parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        // QCommandLineParser names the executable; the usage line should name the subcommand.
+        QString help = parser.helpText();
+        help.replace(QCoreApplication::arguments().constFirst(), QString::fromLatin1(command));
+        std::fputs(qPrintable(help), stdout);
+        return 0;
+    }
+    return std::nullopt;
+}
 
 void addLoadFlags(QCommandLineParser& parser)
 {

@@ -4,7 +4,13 @@
 
 #include <QCommandLineParser>
 
+#include <optional>
+
 /// The load flags shared by `run` and `calibrate` (DESIGN.md section 7).
 void addLoadFlags(QCommandLineParser& parser);
 /// Fills `spec` from parsed flags; returns an error naming the flag, or empty.
 QString readLoadFlags(const QCommandLineParser& parser, ks::LoadSpec& spec);
+
+/// Parses `arguments`; prints the help text or the error (prefixed with
+/// `command`). Returns the exit code when the command should end now.
+std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& arguments, const char* command);

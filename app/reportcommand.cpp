@@ -1,4 +1,5 @@
 #include "commands.h"
+#include "loadflags.h"
 #include "metrics/runsummary.h"
 #include "store/runfile.h"
 
@@ -15,14 +16,8 @@ int reportCommand(const QStringList& arguments)
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("RUNS.jsonl"), QStringLiteral("A run file written by knobscope run."));
     parser.addOption({ QStringLiteral("json"), QStringLiteral("Print a JSON array, one object per run.") });
-    if (!parser.parse(arguments)) {
-        std::fprintf(stderr, "knobscope report: %s\n", qPrintable(parser.errorText()));
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::fputs(qPrintable(parser.helpText()), stdout);
-        return 0;
-    }
+    if (const auto exitCode = parseOrExit(parser, arguments, "knobscope report"))
+        return *exitCode;
     if (parser.positionalArguments().size() != 1) {
         std::fputs("knobscope report: give exactly one run file\n", stderr);
         return 2;

@@ -66,14 +66,8 @@ int runCommand(const QStringList& arguments)
     parser.addOption({ QStringLiteral("slo-tpot-ms"), QStringLiteral("TPOT SLO for goodput."), QStringLiteral("ms"),
         QStringLiteral("0") });
     addLoadFlags(parser);
-    if (!parser.parse(arguments)) {
-        std::fprintf(stderr, "knobscope run: %s\n", qPrintable(parser.errorText()));
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::fputs(qPrintable(parser.helpText()), stdout);
-        return 0;
-    }
+    if (const auto exitCode = parseOrExit(parser, arguments, "knobscope run"))
+        return *exitCode;
     for (const char* required : { "base-url", "model", "out" }) {
         if (!parser.isSet(QString::fromLatin1(required))) {
             std::fprintf(stderr, "knobscope run: --%s is required (spec files are not supported yet)\n", required);
