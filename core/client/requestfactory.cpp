@@ -1,5 +1,7 @@
 #include "client/requestfactory.h"
 
+#include "client/connectionlimits.h"
+
 #include <nlohmann/json.hpp>
 
 #include <random>
@@ -76,6 +78,7 @@ QNetworkRequest RequestFactory::networkRequest(qint64 index) const
     // HTTP/2 would multiplex every stream onto one connection: an explicit choice, off here.
     request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
     request.setTransferTimeout(int(m_spec.stallTimeoutS * 1000));
+    applyConnectionLimit(request);
     return request;
 }
 

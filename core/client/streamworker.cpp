@@ -1,5 +1,7 @@
 #include "client/streamworker.h"
 
+#include "client/connectionlimits.h"
+
 #include <QCoreApplication>
 #include <QLoggingCategory>
 #include <QNetworkAccessManager>
@@ -13,7 +15,6 @@ Q_LOGGING_CATEGORY(lcWorker, "ks.core.client")
 namespace ks {
 
 namespace {
-constexpr int kStreamsPerManager = 6; // Qt 6.4's per-host connection cap
 constexpr int kFlushIntervalMs = 100;
 constexpr int kLagProbeMs = 10;
 // The arrival timer has millisecond granularity: it wakes a little early and the
@@ -89,6 +90,7 @@ void StreamWorker::prepare()
         QNetworkRequest request(url);
         request.setRawHeader("User-Agent", RequestFactory::userAgent());
         request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+        applyConnectionLimit(request);
         const qint64 started = monotonicUs();
         QNetworkReply* reply = nam->get(request);
         connect(reply, &QNetworkReply::finished, this, [this, reply, nam, started, remaining] {

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "metrics/percentiles.h"
+#include "metrics/requestrecord.h"
+
+#include <QMap>
+#include <QMetaType>
+#include <QString>
+
+#include <deque>
+#include <vector>
+
+namespace ks {
+
+/// Live statistics of one run at one instant: cumulative since the run began
+/// and over a rolling window of recent completions. A value type: the worker
+/// side builds it, the UI receives copies.
+struct RunSnapshot {
+    double atS = 0; ///< seconds since the run's t0
+    int done = 0;
+    int ok = 0;
+    int errors = 0;
+    QMap<QString, int> errorsByReason;
+    PercentileSummary ttftMs, tpotMs, itlMs; ///< cumulative
+    PercentileSummary ttftWindowMs, tpotWindowMs, itlWindowMs; ///< completions in the window
+    double windowReqPerS = 0;
+    double windowOutTokPerS = 0;
+};
+
+/// Folds request records (in any order) into cumulative and rolling-window
+/// statistics. Warm-up requests and probes are excluded; errors are counted
+/// but never enter latency percentiles (DESIGN.md section 5).
+class Aggregator {
+public:
+    explicit Aggregator(double windowS = 10.0);
+
+    void add(const RequestRecord& record);
+    /// Statistics as of `nowUs` (µs since t0); the window is (now - window, now].
+    RunSnapshot snapshot(qint64 nowUs);
+
+private:
+    struct Completed {
+        qint64 endUs;
+        double ttftMs;
+        double tpotMs;
+        int outTokens;
+        std::vector<double> itlMs;
+    };
+    static void mergeSorted(std::vector<double>& sorted, std::vector<double>& pending);
+    static PercentileSummary summaryOfSorted(const std::vector<double>& sorted, double sum);
+
+    qint64 m_windowUs;
+    std::deque<Completed> m_window; ///< ordered by endUs
+    std::vector<double> m_ttftSorted, m_tpotSorted, m_itlSorted;
+    std::vector<double> m_ttftNew, m_tpotNew, m_itlNew;
+    double m_ttftSum = 0, m_tpotSum = 0, m_itlSum = 0;
+    RunSnapshot m_counts;
+};
+
+} // namespace ks
+
+Q_DECLARE_METATYPE(ks::RunSnapshot)
