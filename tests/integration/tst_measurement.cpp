@@ -203,6 +203,28 @@ private slots:
         QVERIFY2(faulted >= 4, qPrintable(QString::number(faulted))); // 30 % of 40, seeded
     }
 
+    void timeoutAndStallAreDistinctReasons()
+    {
+        // Every stream pauses for 3 s halfway: a 0.5 s stall timeout calls it stalled,
+        // a 1 s request timeout with a long stall timeout calls it a timeout.
+        auto sim = startSim(
+            { QStringLiteral("--stall"), QStringLiteral("1"), QStringLiteral("--stall-ms"), QStringLiteral("3000") });
+        QVERIFY(sim);
+        LoadSpec stalled = specFor(sim->port(), 2, 2, 8);
+        stalled.stallTimeoutS = 0.5;
+        const RunOutput stalledOut = runLoad(stalled);
+        QCOMPARE(stalledOut.records.size(), std::size_t(2));
+        for (const RequestRecord& r : stalledOut.records)
+            QCOMPARE(r.error, QStringLiteral("stalled"));
+        LoadSpec slow = specFor(sim->port(), 2, 2, 8);
+        slow.stallTimeoutS = 30;
+        slow.requestTimeoutS = 1;
+        const RunOutput slowOut = runLoad(slow);
+        QCOMPARE(slowOut.records.size(), std::size_t(2));
+        for (const RequestRecord& r : slowOut.records)
+            QCOMPARE(r.error, QStringLiteral("timeout"));
+    }
+
     void rateModeKeepsEachIntendedSendTime()
     {
         auto sim = startSim({});
