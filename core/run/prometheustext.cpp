@@ -1,0 +1,135 @@
+#include "run/prometheustext.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ks {
+
+namespace {
+
+bool isNameChar(char c, bool first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' || (!first && c >= '0' && c <= '9');
+}
+
+std::optional<double> parseValue(const QByteArray& token)
+{
+    if (token == "NaN")
+        return std::numeric_limits<double>::quiet_NaN();
+    if (token == "+Inf" || token == "Inf")
+        return std::numeric_limits<double>::infinity();
+    if (token == "-Inf")
+        return -std::numeric_limits<double>::infinity();
+    bool ok = false;
+    const double v = token.toDouble(&ok);
+    return ok ? std::optional<double>(v) : std::nullopt;
+}
+
+// Parses `{a="x",b="y"}` starting at pos (which points at '{'); returns false on error.
+bool parseLabels(const QByteArray& line, qsizetype& pos, QList<QPair<QString, QString>>& labels)
+{
+    ++pos; // '{'
+    while (true) {
+        while (pos < line.size() && (line[pos] == ' ' || line[pos] == ','))
+            ++pos;
+        if (pos < line.size() && line[pos] == '}') {
+            ++pos;
+            return true;
+        }
+        const qsizetype nameStart = pos;
+        while (pos < line.size() && isNameChar(line[pos], pos == nameStart))
+            ++pos;
+        if (pos == nameStart || pos >= line.size() || line[pos] != '=' || pos + 1 >= line.size()
+            || line[pos + 1] != '"')
+            return false;
+        const QString name = QString::fromUtf8(line.mid(nameStart, pos - nameStart));
+        pos += 2;
+        QByteArray value;
+        while (pos < line.size() && line[pos] != '"') {
+            if (line[pos] == '\\' && pos + 1 < line.size()) {
+                const char next = line[pos + 1];
+                value += next == 'n' ? '\n' : next;
+                pos += 2;
+            } else {
+                value += line[pos++];
+            }
+        }
+        if (pos >= line.size())
+            return false; // unterminated value
+        ++pos; // closing quote
+        labels.append({ name, QString::fromUtf8(value) });
+    }
+}
+
+} // namespace
+
+PromParseResult parsePrometheusText(const QByteArray& text)
+{
+    PromParseResult result;
+    for (QByteArray line : text.split('\n')) {
+        line = line.trimmed();
+        if (line.isEmpty() || line.startsWith('#'))
+            continue;
+        qsizetype pos = 0;
+        while (pos < line.size() && isNameChar(line[pos], pos == 0))
+            ++pos;
+        if (pos == 0) {
+            ++result.malformedLines;
+            continue;
+        }
+        PromSample sample;
+        sample.name = QString::fromUtf8(line.left(pos));
+        if (pos < line.size() && line[pos] == '{' && !parseLabels(line, pos, sample.labels)) {
+            ++result.malformedLines;
+            continue;
+        }
+        const QList<QByteArray> rest = line.mid(pos).simplified().split(' ');
+        const std::optional<double> value = rest.isEmpty() ? std::nullopt : parseValue(rest.first());
+        if (!value || rest.size() > 2) {
+            ++result.malformedLines;
+            continue;
+        }
+        sample.value = *value;
+        result.samples.push_back(std::move(sample));
+    }
+    return result;
+}
+
+ServerGauges extractServerGauges(const std::vector<PromSample>& samples)
+{
+    struct Name {
+        const char* metric;
+        const char* engine;
+        std::optional<double> ServerGauges::*field;
+    };
+    static const Name kNames[] = {
+        { "vllm:num_requests_running", "vllm", &ServerGauges::running },
+        { "vllm:num_requests_waiting", "vllm", &ServerGauges::waiting },
+        { "vllm:kv_cache_usage_perc", "vllm", &ServerGauges::kvCacheUsage },
+        { "vllm:gpu_cache_usage_perc", "vllm", &ServerGauges::kvCacheUsage },
+        { "sglang:num_running_reqs", "sglang", &ServerGauges::running },
+        { "sglang:num_queue_reqs", "sglang", &ServerGauges::waiting },
+        { "sglang:token_usage", "sglang", &ServerGauges::kvCacheUsage },
+        { "llamacpp:requests_processing", "llamacpp", &ServerGauges::running },
+        { "llamacpp:requests_deferred", "llamacpp", &ServerGauges::waiting },
+    };
+    ServerGauges gauges;
+    for (const PromSample& s : samples) {
+        if (std::isnan(s.value))
+            continue;
+        for (const Name& n : kNames) {
+            if (s.name != QLatin1String(n.metric))
+                continue;
+            std::optional<double>& field = gauges.*(n.field);
+            // Usage is a fraction per engine instance: keep the highest; counts add up.
+            if (n.field == &ServerGauges::kvCacheUsage)
+                field = field ? std::max(*field, s.value) : s.value;
+            else
+                field = field.value_or(0) + s.value;
+            gauges.engine = QString::fromLatin1(n.engine);
+        }
+    }
+    return gauges;
+}
+
+} // namespace ks
