@@ -1,0 +1,458 @@
+#include "run/experimentspec.h"
+
+#include <QRegularExpression>
+#include <QSet>
+
+#include <cmath>
+
+namespace ks {
+
+namespace {
+
+using nlohmann::json;
+
+QString child(const QString& path, const char* key)
+{
+    return path.isEmpty() ? QString::fromLatin1(key) : path + QLatin1Char('.') + QLatin1String(key);
+}
+QString indexed(const QString& path, std::size_t i)
+{
+    return path + QStringLiteral("[%1]").arg(i);
+}
+
+// Field-by-field reading that records a SpecError for every problem and keeps going.
+class Checker {
+public:
+    std::vector<SpecError> errors;
+
+    void fail(const QString& path, const QString& message) { errors.push_back({ path, message }); }
+
+    bool isObject(const json& j, const QString& path)
+    {
+        if (j.is_object())
+            return true;
+        fail(path, QStringLiteral("expected an object"));
+        return false;
+    }
+
+    void rejectUnknown(const json& object, const QString& path, std::initializer_list<const char*> known)
+    {
+        for (const auto& [key, value] : object.items()) {
+            if (std::none_of(known.begin(), known.end(), [&](const char* k) { return key == k; }))
+                fail(child(path, key.c_str()), QStringLiteral("unknown field (known: %1)").arg(join(known)));
+        }
+    }
+
+    std::optional<QString> string(const json& object, const QString& path, const char* key, bool required)
+    {
+        const auto it = object.find(key);
+        if (it == object.end()) {
+            if (required)
+                fail(child(path, key), QStringLiteral("required"));
+            return std::nullopt;
+        }
+        if (!it->is_string() || it->get_ref<const std::string&>().empty()) {
+            fail(child(path, key), QStringLiteral("expected a non-empty string"));
+            return std::nullopt;
+        }
+        return QString::fromStdString(it->get<std::string>());
+    }
+
+    std::optional<double> number(
+        const json& object, const QString& path, const char* key, bool required, double minExclusive)
+    {
+        const auto it = object.find(key);
+        if (it == object.end()) {
+            if (required)
+                fail(child(path, key), QStringLiteral("required"));
+            return std::nullopt;
+        }
+        if (!it->is_number()) {
+            fail(child(path, key), QStringLiteral("expected a number"));
+            return std::nullopt;
+        }
+        const double v = it->get<double>();
+        if (!(v > minExclusive)) {
+            fail(
+                child(path, key), QStringLiteral("expected a number greater than %1, got %2").arg(minExclusive).arg(v));
+            return std::nullopt;
+        }
+        return v;
+    }
+
+    std::optional<int> integer(const json& object, const QString& path, const char* key, bool required, int minimum)
+    {
+        const auto it = object.find(key);
+        if (it == object.end()) {
+            if (required)
+                fail(child(path, key), QStringLiteral("required"));
+            return std::nullopt;
+        }
+        if (!it->is_number_integer()) {
+            fail(child(path, key), QStringLiteral("expected a whole number"));
+            return std::nullopt;
+        }
+        const long long v = it->get<long long>();
+        if (v < minimum || v > std::numeric_limits<int>::max()) {
+            fail(
+                child(path, key), QStringLiteral("expected a whole number of at least %1, got %2").arg(minimum).arg(v));
+            return std::nullopt;
+        }
+        return int(v);
+    }
+
+    std::optional<bool> boolean(const json& object, const QString& path, const char* key)
+    {
+        const auto it = object.find(key);
+        if (it == object.end())
+            return std::nullopt;
+        if (!it->is_boolean()) {
+            fail(child(path, key), QStringLiteral("expected true or false"));
+            return std::nullopt;
+        }
+        return it->get<bool>();
+    }
+
+private:
+    static QString join(std::initializer_list<const char*> names)
+    {
+        QStringList list;
+        for (const char* n : names)
+            list << QString::fromLatin1(n);
+        return list.join(QStringLiteral(", "));
+    }
+};
+
+// Knobs whose type knobscope knows; others may be any scalar.
+struct KnownKnob {
+    const char* name;
+    bool integer;
+    double min;
+    double max;
+};
+const KnownKnob kKnownKnobs[] = {
+    { "max_num_seqs", true, 1, 1e6 },
+    { "max_num_batched_tokens", true, 1, 1e9 },
+    { "max_model_len", true, 1, 1e9 },
+    { "tensor_parallel_size", true, 1, 1024 },
+    { "gpu_memory_utilization", false, 0.01, 1.0 },
+};
+
+const QRegularExpression& placeholderPattern()
+{
+    static const QRegularExpression re(QStringLiteral("\\{([A-Za-z_][A-Za-z0-9_]*)\\}"));
+    return re;
+}
+
+void readTarget(Checker& c, const json& doc, ExperimentSpec& spec)
+{
+    const auto it = doc.find("target");
+    if (it == doc.end()) {
+        c.fail(QStringLiteral("target"), QStringLiteral("required"));
+        return;
+    }
+    const QString path = QStringLiteral("target");
+    if (!c.isObject(*it, path))
+        return;
+    c.rejectUnknown(*it, path, { "base_url", "api", "api_key_env", "verify_tls" });
+    if (const auto url = c.string(*it, path, "base_url", true)) {
+        spec.baseUrl = QUrl(*url);
+        if (!spec.baseUrl.isValid()
+            || (spec.baseUrl.scheme() != QLatin1String("http") && spec.baseUrl.scheme() != QLatin1String("https")))
+            c.fail(child(path, "base_url"), QStringLiteral("expected an http:// or https:// URL, got '%1'").arg(*url));
+    }
+    if (const auto api = c.string(*it, path, "api", false)) {
+        if (*api == QLatin1String("chat"))
+            spec.api = ApiKind::Chat;
+        else if (*api != QLatin1String("completions"))
+            c.fail(child(path, "api"), QStringLiteral("expected \"completions\" or \"chat\", got \"%1\"").arg(*api));
+    }
+    spec.apiKeyEnv = c.string(*it, path, "api_key_env", false).value_or(spec.apiKeyEnv);
+    spec.verifyTls = c.boolean(*it, path, "verify_tls").value_or(true);
+}
+
+void readServer(Checker& c, const json& doc, ExperimentSpec& spec)
+{
+    const auto it = doc.find("server");
+    if (it == doc.end() || it->is_null())
+        return;
+    const QString path = QStringLiteral("server");
+    if (!c.isObject(*it, path))
+        return;
+    c.rejectUnknown(
+        *it, path, { "command", "ready_path", "ready_timeout_s", "restart_between_configs", "stop_grace_s" });
+    ServerSpec server;
+    const auto command = it->find("command");
+    if (command == it->end()) {
+        c.fail(child(path, "command"), QStringLiteral("required (an argv list; it is never run through a shell)"));
+    } else if (!command->is_array() || command->empty()) {
+        c.fail(
+            child(path, "command"), QStringLiteral("expected a non-empty list of strings (argv), not a shell string"));
+    } else {
+        for (std::size_t i = 0; i < command->size(); ++i) {
+            if (!(*command)[i].is_string())
+                c.fail(indexed(child(path, "command"), i), QStringLiteral("expected a string"));
+            else
+                server.command << QString::fromStdString((*command)[i].get<std::string>());
+        }
+    }
+    if (const auto ready = c.string(*it, path, "ready_path", false)) {
+        if (!ready->startsWith(QLatin1Char('/')))
+            c.fail(child(path, "ready_path"), QStringLiteral("expected a path starting with '/'"));
+        server.readyPath = *ready;
+    }
+    server.readyTimeoutS = c.number(*it, path, "ready_timeout_s", false, 0).value_or(server.readyTimeoutS);
+    server.restartBetweenConfigs = c.boolean(*it, path, "restart_between_configs").value_or(true);
+    server.stopGraceS = c.number(*it, path, "stop_grace_s", false, 0).value_or(server.stopGraceS);
+    spec.server = server;
+}
+
+void readConfigs(Checker& c, const json& doc, ExperimentSpec& spec)
+{
+    const auto it = doc.find("configs");
+    if (it == doc.end() || !it->is_array() || it->empty()) {
+        c.fail(QStringLiteral("configs"), QStringLiteral("expected a non-empty list of configurations"));
+        return;
+    }
+    QSet<QString> labels;
+    for (std::size_t i = 0; i < it->size(); ++i) {
+        const QString path = indexed(QStringLiteral("configs"), i);
+        const json& j = (*it)[i];
+        if (!c.isObject(j, path))
+            continue;
+        c.rejectUnknown(j, path, { "label", "model", "knobs" });
+        ConfigSpec config;
+        config.label = c.string(j, path, "label", true).value_or(QString());
+        config.model = c.string(j, path, "model", true).value_or(QString());
+        if (!config.label.isEmpty() && labels.contains(config.label))
+            c.fail(child(path, "label"), QStringLiteral("duplicate label \"%1\"").arg(config.label));
+        labels.insert(config.label);
+        if (const auto knobs = j.find("knobs"); knobs != j.end()) {
+            const QString knobsPath = child(path, "knobs");
+            if (c.isObject(*knobs, knobsPath)) {
+                for (const auto& [name, value] : knobs->items()) {
+                    const QString knobPath = child(knobsPath, name.c_str());
+                    if (!value.is_primitive() || value.is_null()) {
+                        c.fail(knobPath, QStringLiteral("expected a number, string or boolean"));
+                        continue;
+                    }
+                    for (const KnownKnob& known : kKnownKnobs) {
+                        if (name != known.name)
+                            continue;
+                        if (!value.is_number() || (known.integer && !value.is_number_integer()))
+                            c.fail(knobPath,
+                                known.integer ? QStringLiteral("expected a whole number")
+                                              : QStringLiteral("expected a number"));
+                        else if (value.get<double>() < known.min || value.get<double>() > known.max)
+                            c.fail(knobPath,
+                                QStringLiteral("expected a value in [%1, %2], got %3")
+                                    .arg(known.min)
+                                    .arg(known.max)
+                                    .arg(value.get<double>()));
+                    }
+                }
+                config.knobs = *knobs;
+            }
+        }
+        spec.configs.push_back(config);
+    }
+}
+
+void readArms(Checker& c, const json& doc, ExperimentSpec& spec)
+{
+    const auto it = doc.find("arms");
+    if (it == doc.end() || !it->is_array() || it->empty()) {
+        c.fail(QStringLiteral("arms"), QStringLiteral("expected a non-empty list of arms"));
+        return;
+    }
+    QSet<QString> names;
+    for (std::size_t i = 0; i < it->size(); ++i) {
+        const QString path = indexed(QStringLiteral("arms"), i);
+        const json& j = (*it)[i];
+        if (!c.isObject(j, path))
+            continue;
+        c.rejectUnknown(j, path,
+            { "name", "mode", "concurrency", "rate", "burstiness", "requests", "duration_s", "max_tokens",
+                "input_tokens", "warmup" });
+        ArmSpec arm;
+        arm.name = c.string(j, path, "name", true).value_or(QString());
+        if (!arm.name.isEmpty() && names.contains(arm.name))
+            c.fail(child(path, "name"), QStringLiteral("duplicate arm name \"%1\"").arg(arm.name));
+        names.insert(arm.name);
+        const QString mode = c.string(j, path, "mode", true).value_or(QString());
+        if (mode == QLatin1String("rate")) {
+            arm.mode = LoadSpec::Mode::Rate;
+            arm.rate = c.number(j, path, "rate", true, 0).value_or(0);
+            if (j.contains("concurrency"))
+                c.fail(child(path, "concurrency"),
+                    QStringLiteral("not used in rate mode (an open loop has no fixed concurrency)"));
+        } else if (mode == QLatin1String("concurrency")) {
+            arm.concurrency = c.integer(j, path, "concurrency", true, 1).value_or(1);
+            if (j.contains("rate"))
+                c.fail(child(path, "rate"), QStringLiteral("not used in concurrency mode"));
+        } else if (!mode.isEmpty()) {
+            c.fail(child(path, "mode"), QStringLiteral("expected \"concurrency\" or \"rate\", got \"%1\"").arg(mode));
+        }
+        arm.burstiness = c.number(j, path, "burstiness", false, 0).value_or(1);
+        arm.requests = c.integer(j, path, "requests", false, 1).value_or(0);
+        arm.durationS = c.number(j, path, "duration_s", false, 0).value_or(0);
+        if (!j.contains("requests") && !j.contains("duration_s"))
+            c.fail(path, QStringLiteral("bound the arm with \"requests\" or \"duration_s\""));
+        arm.maxTokens = c.integer(j, path, "max_tokens", false, 1).value_or(128);
+        arm.inputTokens = c.integer(j, path, "input_tokens", false, 1).value_or(0);
+        arm.warmup = c.integer(j, path, "warmup", false, 0).value_or(0);
+        spec.arms.push_back(arm);
+    }
+}
+
+void readOptional(Checker& c, const json& doc, ExperimentSpec& spec)
+{
+    if (const auto prompts = doc.find("prompts"); prompts != doc.end()) {
+        const QString path = QStringLiteral("prompts");
+        if (c.isObject(*prompts, path)) {
+            c.rejectUnknown(*prompts, path, { "source", "input_tokens", "seed" });
+            if (const auto source = c.string(*prompts, path, "source", false);
+                source && *source != QLatin1String("synthetic"))
+                c.fail(child(path, "source"), QStringLiteral("only \"synthetic\" prompts are supported so far"));
+            spec.inputTokens = c.integer(*prompts, path, "input_tokens", false, 1).value_or(spec.inputTokens);
+            spec.seed = quint64(c.integer(*prompts, path, "seed", false, 0).value_or(1));
+        }
+    }
+    if (const auto probes = doc.find("probes"); probes != doc.end() && !probes->is_null()) {
+        const QString path = QStringLiteral("probes");
+        if (c.isObject(*probes, path)) {
+            c.rejectUnknown(*probes, path, { "set", "max_tokens", "repeats", "across_restart", "concurrency" });
+            ProbeSpec p;
+            p.set = c.string(*probes, path, "set", false).value_or(p.set);
+            p.maxTokens = c.integer(*probes, path, "max_tokens", false, 1).value_or(p.maxTokens);
+            p.repeats = c.integer(*probes, path, "repeats", false, 1).value_or(p.repeats);
+            p.acrossRestart = c.boolean(*probes, path, "across_restart").value_or(false);
+            p.concurrency = c.integer(*probes, path, "concurrency", false, 1).value_or(p.concurrency);
+            if (p.acrossRestart && !spec.server)
+                c.fail(child(path, "across_restart"), QStringLiteral("needs a \"server\" command to restart"));
+            spec.probes = p;
+        }
+    }
+    if (const auto slo = doc.find("slo"); slo != doc.end() && !slo->is_null()) {
+        const QString path = QStringLiteral("slo");
+        if (c.isObject(*slo, path)) {
+            c.rejectUnknown(*slo, path, { "ttft_ms", "tpot_ms" });
+            spec.slo.ttftMs = c.number(*slo, path, "ttft_ms", false, 0).value_or(0);
+            spec.slo.tpotMs = c.number(*slo, path, "tpot_ms", false, 0).value_or(0);
+        }
+    }
+}
+
+void checkPlaceholders(Checker& c, const ExperimentSpec& spec)
+{
+    if (!spec.server)
+        return;
+    for (int i = 0; i < spec.server->command.size(); ++i) {
+        auto matches = placeholderPattern().globalMatch(spec.server->command[i]);
+        while (matches.hasNext()) {
+            const QString name = matches.next().captured(1);
+            for (std::size_t k = 0; k < spec.configs.size(); ++k) {
+                const ConfigSpec& config = spec.configs[k];
+                if (name == QLatin1String("model") || config.knobText(name))
+                    continue;
+                c.fail(indexed(QStringLiteral("server.command"), std::size_t(i)),
+                    QStringLiteral("placeholder {%1} has no value in configs[%2] (\"%3\"): it is neither {model} nor "
+                                   "one of its knobs")
+                        .arg(name)
+                        .arg(k)
+                        .arg(config.label));
+            }
+        }
+    }
+}
+
+} // namespace
+
+std::optional<QString> ConfigSpec::knobText(const QString& name) const
+{
+    const auto it = knobs.find(name.toStdString());
+    if (it == knobs.end())
+        return std::nullopt;
+    if (it->is_string())
+        return QString::fromStdString(it->get<std::string>());
+    if (it->is_number_integer())
+        return QString::number(it->get<long long>());
+    if (it->is_number())
+        return QString::number(it->get<double>(), 'g', 12);
+    if (it->is_boolean())
+        return it->get<bool>() ? QStringLiteral("true") : QStringLiteral("false");
+    return std::nullopt;
+}
+
+QStringList ExperimentSpec::serverCommand(const ConfigSpec& config) const
+{
+    QStringList argv;
+    if (!server)
+        return argv;
+    for (QString part : server->command) {
+        QString expanded;
+        qsizetype last = 0;
+        auto matches = placeholderPattern().globalMatch(part);
+        while (matches.hasNext()) {
+            const auto m = matches.next();
+            const QString placeholder = m.captured(1);
+            expanded += part.mid(last, m.capturedStart() - last);
+            expanded += placeholder == QLatin1String("model") ? config.model
+                                                              : config.knobText(placeholder).value_or(m.captured(0));
+            last = m.capturedEnd();
+        }
+        expanded += part.mid(last);
+        argv << expanded;
+    }
+    return argv;
+}
+
+LoadSpec ExperimentSpec::loadSpec(const ConfigSpec& config, const ArmSpec& arm) const
+{
+    LoadSpec load;
+    load.baseUrl = baseUrl;
+    load.api = api;
+    load.model = config.model;
+    load.apiKeyEnv = apiKeyEnv;
+    load.verifyTls = verifyTls;
+    load.mode = arm.mode;
+    load.concurrency = arm.concurrency;
+    load.rate = arm.rate;
+    load.burstiness = arm.burstiness;
+    load.requests = arm.requests;
+    load.durationS = arm.durationS;
+    load.warmupRequests = arm.warmup;
+    load.maxTokens = arm.maxTokens;
+    load.inputTokens = arm.inputTokens > 0 ? arm.inputTokens : inputTokens;
+    load.seed = seed;
+    load.runLabel = config.label + QLatin1Char('/') + arm.name;
+    return load;
+}
+
+std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const QByteArray& text)
+{
+    json doc;
+    try {
+        doc = json::parse(text.begin(), text.end());
+    } catch (const json::parse_error& e) {
+        return std::vector<SpecError> { { {}, QStringLiteral("not valid JSON: %1").arg(QString::fromUtf8(e.what())) } };
+    }
+    Checker c;
+    ExperimentSpec spec;
+    if (!c.isObject(doc, {}))
+        return c.errors;
+    c.rejectUnknown(doc, {}, { "name", "target", "server", "configs", "arms", "prompts", "probes", "slo" });
+    spec.name = c.string(doc, {}, "name", true).value_or(QString());
+    readTarget(c, doc, spec);
+    readServer(c, doc, spec);
+    readConfigs(c, doc, spec);
+    readArms(c, doc, spec);
+    readOptional(c, doc, spec);
+    checkPlaceholders(c, spec);
+    if (!c.errors.empty())
+        return c.errors;
+    spec.raw = doc;
+    return spec;
+}
+
+} // namespace ks

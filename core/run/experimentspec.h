@@ -1,0 +1,88 @@
+#pragma once
+
+#include "load/loadspec.h"
+#include "metrics/runsummary.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QPair>
+#include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <variant>
+#include <vector>
+
+namespace ks {
+
+struct ServerSpec {
+    QStringList command; ///< argv template with {model} and {knob} placeholders; never run through a shell
+    QString readyPath = QStringLiteral("/health");
+    double readyTimeoutS = 600;
+    bool restartBetweenConfigs = true;
+    double stopGraceS = 10;
+};
+
+struct ConfigSpec {
+    QString label;
+    QString model;
+    nlohmann::json knobs = nlohmann::json::object(); ///< scalar values only
+    /// A knob's value as placeholder text (numbers without a trailing ".0").
+    std::optional<QString> knobText(const QString& name) const;
+};
+
+struct ArmSpec {
+    QString name;
+    LoadSpec::Mode mode = LoadSpec::Mode::Concurrency;
+    int concurrency = 1;
+    double rate = 0;
+    double burstiness = 1;
+    int requests = 0;
+    double durationS = 0;
+    int maxTokens = 128;
+    int inputTokens = 0; ///< 0: the spec's prompts.input_tokens
+    int warmup = 0;
+};
+
+struct ProbeSpec {
+    QString set = QStringLiteral("builtin:quality-50");
+    int maxTokens = 64;
+    int repeats = 3;
+    bool acrossRestart = false;
+    int concurrency = 1;
+};
+
+/// A validated experiment (DESIGN.md section 4; docs/experiments.md).
+struct ExperimentSpec {
+    QString name;
+    QUrl baseUrl;
+    ApiKind api = ApiKind::Completions;
+    QString apiKeyEnv = QStringLiteral("OPENAI_API_KEY");
+    bool verifyTls = true;
+    std::optional<ServerSpec> server;
+    std::vector<ConfigSpec> configs;
+    std::vector<ArmSpec> arms;
+    int inputTokens = 128;
+    quint64 seed = 1;
+    std::optional<ProbeSpec> probes;
+    Slo slo;
+    nlohmann::json raw; ///< the spec as given, for the run file
+
+    /// The server argv for one configuration, placeholders filled.
+    QStringList serverCommand(const ConfigSpec& config) const;
+    /// The load of one arm against one configuration.
+    LoadSpec loadSpec(const ConfigSpec& config, const ArmSpec& arm) const;
+};
+
+struct SpecError {
+    QString path; ///< e.g. "configs[1].knobs.max_num_seqs"; empty for the document itself
+    QString message; ///< e.g. "expected a number"
+    QString toString() const { return path.isEmpty() ? message : path + QStringLiteral(": ") + message; }
+};
+
+/// Parses and validates a spec, reporting every problem found (not only the
+/// first). Nothing should run unless this returns an ExperimentSpec.
+std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const QByteArray& json);
+
+} // namespace ks

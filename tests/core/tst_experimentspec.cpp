@@ -1,0 +1,189 @@
+#include "run/experimentspec.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTest>
+
+using namespace ks;
+using nlohmann::json;
+
+namespace {
+
+// DESIGN.md section 4's example: the bundled one-knob experiment plus probes.
+json validSpec()
+{
+    QFile file(QStringLiteral(KNOBSCOPE_RESOURCES "/experiments/one-knob.json"));
+    if (!file.open(QIODevice::ReadOnly))
+        return json::object();
+    const QByteArray text = file.readAll();
+    json doc = json::parse(text.begin(), text.end());
+    doc["probes"]
+        = { { "set", "builtin:quality-50" }, { "max_tokens", 64 }, { "repeats", 3 }, { "across_restart", true } };
+    return doc;
+}
+
+std::vector<SpecError> errorsOf(const json& doc)
+{
+    const auto parsed = parseExperimentSpec(QByteArray::fromStdString(doc.dump()));
+    const auto* errors = std::get_if<std::vector<SpecError>>(&parsed);
+    return errors ? *errors : std::vector<SpecError> {};
+}
+
+} // namespace
+
+class TestExperimentSpec : public QObject {
+    Q_OBJECT
+private slots:
+    void parsesTheDesignExample()
+    {
+        const auto parsed = parseExperimentSpec(QByteArray::fromStdString(validSpec().dump()));
+        const auto* spec = std::get_if<ExperimentSpec>(&parsed);
+        QVERIFY(spec);
+        QCOMPARE(spec->configs.size(), std::size_t(2));
+        QCOMPARE(spec->arms.size(), std::size_t(3));
+        QCOMPARE(spec->serverCommand(spec->configs[0]),
+            QString::fromLatin1("knobscope-sim --port 8000 --profile sim-8b --max-num-seqs 32")
+                .split(QLatin1Char(' ')));
+        QCOMPARE(spec->serverCommand(spec->configs[1]).last(), QStringLiteral("128"));
+        const LoadSpec poisson = spec->loadSpec(spec->configs[1], spec->arms[1]);
+        QCOMPARE(poisson.mode, LoadSpec::Mode::Rate);
+        QCOMPARE(poisson.rate, 2.0);
+        QCOMPARE(poisson.durationS, 30.0);
+        QCOMPARE(poisson.runLabel, QStringLiteral("mns128/poisson"));
+        QCOMPARE(poisson.inputTokens, 128);
+        QCOMPARE(poisson.validate(), QString());
+        QCOMPARE(spec->slo.ttftMs, 500.0);
+        QVERIFY(spec->probes && spec->probes->acrossRestart);
+    }
+
+    void bundledExperimentsAreValid()
+    {
+        const QDir dir(QStringLiteral(KNOBSCOPE_RESOURCES "/experiments"));
+        const QStringList files = dir.entryList({ QStringLiteral("*.json") });
+        QVERIFY(files.size() >= 2);
+        for (const QString& name : files) {
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const auto parsed = parseExperimentSpec(f.readAll());
+            if (const auto* errors = std::get_if<std::vector<SpecError>>(&parsed))
+                QFAIL(qPrintable(name + QStringLiteral(": ") + errors->front().toString()));
+        }
+    }
+
+    void reportsEachMistakeWithItsPath_data()
+    {
+        QTest::addColumn<QString>("pointer"); // JSON pointer to change
+        QTest::addColumn<QString>("value"); // JSON text to put there; empty = remove
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("knob of wrong type") << "/configs/1/knobs/max_num_seqs"
+                                            << "\"many\""
+                                            << "configs[1].knobs.max_num_seqs: expected a whole number";
+        QTest::newRow("knob out of range") << "/configs/0/knobs/max_num_seqs"
+                                           << "0"
+                                           << "configs[0].knobs.max_num_seqs: expected a value in [1";
+        QTest::newRow("object knob") << "/configs/0/knobs/x"
+                                     << "{}"
+                                     << "configs[0].knobs.x: expected a number, string or boolean";
+        QTest::newRow("missing name") << "/name"
+                                      << ""
+                                      << "name: required";
+        QTest::newRow("missing base url") << "/target/base_url"
+                                          << ""
+                                          << "target.base_url: required";
+        QTest::newRow("ftp base url") << "/target/base_url"
+                                      << "\"ftp://x\""
+                                      << "target.base_url: expected an http:// or https:// URL";
+        QTest::newRow("bad api") << "/target/api"
+                                 << "\"grpc\""
+                                 << "target.api: expected \"completions\" or \"chat\"";
+        QTest::newRow("shell string command") << "/server/command"
+                                              << "\"vllm serve x\""
+                                              << "server.command: expected a non-empty list of strings";
+        QTest::newRow("unknown placeholder") << "/server/command/3"
+                                             << "\"{gpu}\""
+                                             << "server.command[3]: placeholder {gpu} has no value in configs[0]";
+        QTest::newRow("relative ready path") << "/server/ready_path"
+                                             << "\"health\""
+                                             << "server.ready_path: expected a path starting with '/'";
+        QTest::newRow("no configs") << "/configs"
+                                    << "[]"
+                                    << "configs: expected a non-empty list";
+        QTest::newRow("duplicate label") << "/configs/1/label"
+                                         << "\"mns32\""
+                                         << "configs[1].label: duplicate label";
+        QTest::newRow("config without model") << "/configs/0/model"
+                                              << ""
+                                              << "configs[0].model: required";
+        QTest::newRow("typo in arm field") << "/arms/0/concurency"
+                                           << "4"
+                                           << "arms[0].concurency: unknown field";
+        QTest::newRow("bad mode") << "/arms/0/mode"
+                                  << "\"burst\""
+                                  << "arms[0].mode: expected \"concurrency\" or \"rate\"";
+        QTest::newRow("rate without rate") << "/arms/1/rate"
+                                           << ""
+                                           << "arms[1].rate: required";
+        QTest::newRow("concurrency zero") << "/arms/2/concurrency"
+                                          << "0"
+                                          << "arms[2].concurrency: expected a whole number of at least 1";
+        QTest::newRow("unbounded arm") << "/arms/0/requests"
+                                       << ""
+                                       << "arms[0]: bound the arm";
+        QTest::newRow("rate in concurrency arm") << "/arms/0/rate"
+                                                 << "3"
+                                                 << "arms[0].rate: not used in concurrency mode";
+        QTest::newRow("duplicate arm") << "/arms/2/name"
+                                       << "\"fixed\""
+                                       << "arms[2].name: duplicate arm name";
+        QTest::newRow("negative slo") << "/slo/ttft_ms"
+                                      << "-1"
+                                      << "slo.ttft_ms: expected a number greater than 0";
+        QTest::newRow("zero repeats") << "/probes/repeats"
+                                      << "0"
+                                      << "probes.repeats: expected a whole number of at least 1";
+        QTest::newRow("restart without server") << "/server"
+                                                << ""
+                                                << "probes.across_restart: needs a \"server\" command";
+        QTest::newRow("unknown top-level field") << "/confgs"
+                                                 << "[]"
+                                                 << "confgs: unknown field";
+    }
+    void reportsEachMistakeWithItsPath()
+    {
+        QFETCH(QString, pointer);
+        QFETCH(QString, value);
+        QFETCH(QString, expected);
+        json doc = validSpec();
+        const json::json_pointer ptr(pointer.toStdString());
+        if (value.isEmpty())
+            doc[ptr.parent_pointer()].erase(ptr.back());
+        else
+            doc[ptr] = json::parse(value.toStdString());
+        const std::vector<SpecError> errors = errorsOf(doc);
+        QStringList texts;
+        for (const SpecError& e : errors)
+            texts << e.toString();
+        QVERIFY2(std::any_of(texts.begin(), texts.end(), [&](const QString& t) { return t.startsWith(expected); }),
+            qPrintable(QStringLiteral("expected '%1...', got: %2").arg(expected, texts.join(QStringLiteral(" | ")))));
+    }
+
+    void collectsSeveralErrorsAtOnce()
+    {
+        json doc = validSpec();
+        doc.erase("name");
+        doc["arms"][0]["mode"] = "x";
+        doc["target"]["api"] = "y";
+        QVERIFY(errorsOf(doc).size() >= 3);
+    }
+
+    void notJsonIsOneClearError()
+    {
+        const auto parsed = parseExperimentSpec("{\"name\": ");
+        const auto* errors = std::get_if<std::vector<SpecError>>(&parsed);
+        QVERIFY(errors && errors->size() == 1);
+        QVERIFY(errors->front().message.startsWith(QStringLiteral("not valid JSON")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExperimentSpec)
+#include "tst_experimentspec.moc"
