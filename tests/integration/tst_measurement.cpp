@@ -2,6 +2,7 @@
 #include "../sim/simprocess.h"
 #include "load/arrivalschedule.h"
 #include "load/loadrunner.h"
+#include "run/metricsscraper.h"
 #include "store/runfile.h"
 
 #include <QFile>
@@ -223,6 +224,46 @@ private slots:
         QCOMPARE(slowOut.records.size(), std::size_t(2));
         for (const RequestRecord& r : slowOut.records)
             QCOMPARE(r.error, QStringLiteral("timeout"));
+    }
+
+    void scraperSeesTheServerQueueUnderLoad()
+    {
+        auto sim = startSim({ QStringLiteral("--max-num-seqs"), QStringLiteral("4") });
+        QVERIFY(sim);
+        LoadSpec spec = specFor(sim->port(), 12, 24, 24);
+        std::vector<ServerSample> samples;
+        MetricsScraper scraper(spec.baseUrl, monotonicUs(), 100);
+        connect(&scraper, &MetricsScraper::sampled, this, [&](const ServerSample& s) { samples.push_back(s); });
+        scraper.start();
+        runLoad(spec);
+        scraper.stop();
+        QVERIFY(samples.size() >= 3);
+        double maxRunning = 0;
+        double maxWaiting = 0;
+        for (const ServerSample& s : samples) {
+            QCOMPARE(s.engine, QStringLiteral("vllm"));
+            maxRunning = std::max(maxRunning, s.running.value_or(0));
+            maxWaiting = std::max(maxWaiting, s.waiting.value_or(0));
+        }
+        QCOMPARE(maxRunning, 4.0); // max-num-seqs
+        QVERIFY(maxWaiting >= 1); // 12 clients, 4 slots: the queue was seen
+    }
+
+    void serverWithoutMetricsIsReportedOnce()
+    {
+        auto sim = startSim({});
+        QVERIFY(sim);
+        // A path prefix under which nothing is served: /prefix/metrics is a 404.
+        MetricsScraper scraper(
+            QUrl(QStringLiteral("http://127.0.0.1:%1/prefix/v1").arg(sim->port())), monotonicUs(), 50);
+        QSignalSpy unavailable(&scraper, &MetricsScraper::unavailable);
+        QSignalSpy sampled(&scraper, &MetricsScraper::sampled);
+        scraper.start();
+        QVERIFY(unavailable.wait(5000));
+        QTest::qWait(300); // several more intervals: no retry
+        QCOMPARE(unavailable.size(), 1);
+        QCOMPARE(sampled.size(), 0);
+        QVERIFY(unavailable.first().first().toString().contains(QStringLiteral("HTTP 404")));
     }
 
     void rateModeKeepsEachIntendedSendTime()
