@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "loadflags.h"
 #include "metrics/percentiles.h"
+#include "progressreporter.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -44,6 +45,9 @@ nlohmann::json adHocSpec(const ks::LoadSpec& s)
 
 } // namespace
 
+int runExperiment(
+    const QString& specPath, const QString& outPath, ProgressReporter::Mode progressMode, double maxErrorRate);
+
 int runCommand(const QStringList& arguments)
 {
     QCommandLineParser parser;
@@ -52,6 +56,9 @@ int runCommand(const QStringList& arguments)
                        "Example: knobscope run --base-url http://127.0.0.1:8000 --model sim-8b --concurrency 64 "
                        "--requests 256 --max-tokens 256 --out stress.jsonl"));
     parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("SPEC.json"),
+        QStringLiteral("An experiment spec (docs/experiments.md). Without one, the flags below describe a single arm."),
+        QStringLiteral("[SPEC.json]"));
     parser.addOption({ QStringLiteral("base-url"), QStringLiteral("Server address."), QStringLiteral("URL") });
     parser.addOption({ QStringLiteral("model"), QStringLiteral("Model name to request."), QStringLiteral("M") });
     parser.addOption({ QStringLiteral("out"), QStringLiteral("Run file to write (JSONL)."), QStringLiteral("FILE") });
@@ -68,9 +75,25 @@ int runCommand(const QStringList& arguments)
     addLoadFlags(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope run"))
         return *exitCode;
-    for (const char* required : { "base-url", "model", "out" }) {
+    ProgressReporter::Mode progressMode;
+    if (!ProgressReporter::parseMode(parser.value(QStringLiteral("progress")), &progressMode)) {
+        std::fputs("knobscope run: --progress: expected auto, bar or none\n", stderr);
+        return 2;
+    }
+    if (!parser.isSet(QStringLiteral("out"))) {
+        std::fputs("knobscope run: --out FILE is required\n", stderr);
+        return 2;
+    }
+    if (parser.positionalArguments().size() > 1) {
+        std::fputs("knobscope run: give at most one spec file\n", stderr);
+        return 2;
+    }
+    if (parser.positionalArguments().size() == 1)
+        return runExperiment(parser.positionalArguments().first(), parser.value(QStringLiteral("out")), progressMode,
+            parser.value(QStringLiteral("max-error-rate")).toDouble());
+    for (const char* required : { "base-url", "model" }) {
         if (!parser.isSet(QString::fromLatin1(required))) {
-            std::fprintf(stderr, "knobscope run: --%s is required (spec files are not supported yet)\n", required);
+            std::fprintf(stderr, "knobscope run: give a spec file, or --%s for a single arm\n", required);
             return 2;
         }
     }
@@ -80,11 +103,6 @@ int runCommand(const QStringList& arguments)
     spec.runLabel = parser.value(QStringLiteral("label"));
     if (const QString error = readLoadFlags(parser, spec); !error.isEmpty()) {
         std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
-        return 2;
-    }
-    ProgressReporter::Mode progressMode;
-    if (!ProgressReporter::parseMode(parser.value(QStringLiteral("progress")), &progressMode)) {
-        std::fputs("knobscope run: --progress: expected auto, bar or none\n", stderr);
         return 2;
     }
     const ks::Slo slo { parser.value(QStringLiteral("slo-ttft-ms")).toDouble(),

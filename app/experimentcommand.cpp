@@ -1,0 +1,75 @@
+// knobscope run SPEC.json: a whole experiment (configurations x arms).
+#include "commands.h"
+#include "progressreporter.h"
+#include "run/experimentrunner.h"
+#include "util/unixsignals.h"
+
+#include <QEventLoop>
+#include <QFile>
+
+#include <cstdio>
+#include <memory>
+
+int runExperiment(
+    const QString& specPath, const QString& outPath, ProgressReporter::Mode progressMode, double maxErrorRate)
+{
+    QFile file(specPath);
+    if (!file.open(QIODevice::ReadOnly)) {
+        std::fprintf(
+            stderr, "knobscope run: cannot read %s: %s\n", qPrintable(specPath), qPrintable(file.errorString()));
+        return 2;
+    }
+    auto parsed = ks::parseExperimentSpec(file.readAll());
+    if (auto* errors = std::get_if<std::vector<ks::SpecError>>(&parsed)) {
+        for (const ks::SpecError& e : *errors)
+            std::fprintf(stderr, "knobscope run: %s: %s\n", qPrintable(specPath), qPrintable(e.toString()));
+        std::fprintf(stderr, "knobscope run: %zu problem(s) in the spec; nothing was run\n", errors->size());
+        return 2;
+    }
+    ks::ExperimentRunner runner(std::get<ks::ExperimentSpec>(std::move(parsed)), outPath);
+    ks::UnixSignals unixSignals;
+    QEventLoop loop;
+    std::unique_ptr<ProgressReporter> progress;
+    QString problems;
+    bool interrupted = false;
+    bool errorsAboveThreshold = false;
+
+    QObject::connect(&unixSignals, &ks::UnixSignals::terminationRequested, &loop, [&](int) {
+        if (interrupted)
+            return;
+        interrupted = true;
+        std::fputs("\nknobscope: stopping: ending this arm and closing the file\n", stderr);
+        runner.stop();
+    });
+    QObject::connect(&runner, &ks::ExperimentRunner::armStarted, &loop, [&](const QString& run, int index, int total) {
+        std::fprintf(stderr, "[%d/%d] %s\n", index + 1, total, qPrintable(run));
+        progress = std::make_unique<ProgressReporter>(progressMode);
+    });
+    QObject::connect(&runner, &ks::ExperimentRunner::progressed, &loop, [&](const ks::LoadProgress& p) {
+        if (progress)
+            progress->update(p);
+    });
+    QObject::connect(&runner, &ks::ExperimentRunner::armFinished, &loop, [&](const QString&, const QByteArray& json) {
+        if (progress)
+            progress->finish();
+        const auto summary = nlohmann::json::parse(json.begin(), json.end());
+        std::printf("%s\n\n", qPrintable(ks::formatSummaryTable(summary)));
+        std::fflush(stdout);
+        const int requests = summary.value("requests", 0);
+        if (requests > 0 && summary.value("errors", 0) > maxErrorRate * requests)
+            errorsAboveThreshold = true;
+    });
+    QObject::connect(&runner, &ks::ExperimentRunner::finished, &loop, [&](const QString& message) {
+        problems = message;
+        loop.quit();
+    });
+    if (const QString error = runner.start(); !error.isEmpty()) {
+        std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
+        return 2;
+    }
+    loop.exec();
+    if (!problems.isEmpty())
+        std::fprintf(stderr, "knobscope run: problems during the experiment:\n%s\n", qPrintable(problems));
+    std::fprintf(stderr, "knobscope run: wrote %s\n", qPrintable(outPath));
+    return problems.isEmpty() && !errorsAboveThreshold ? 0 : 1;
+}

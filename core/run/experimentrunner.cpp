@@ -1,0 +1,279 @@
+#include "run/experimentrunner.h"
+
+#include "metrics/percentiles.h"
+#include "store/recordjson.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+
+namespace ks {
+
+namespace {
+
+std::string isoNow()
+{
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toStdString();
+}
+
+std::string text(const QString& s)
+{
+    return s.toStdString();
+}
+
+const char* const kGentleWarning = "this arm never queued: it measured an idle server";
+
+} // namespace
+
+int peakInFlight(const std::vector<RequestRecord>& records)
+{
+    std::vector<std::pair<qint64, int>> edges;
+    for (const RequestRecord& r : records) {
+        edges.push_back({ r.tSendUs, +1 });
+        edges.push_back({ r.tSendUs + std::max<qint64>(0, r.e2eUs), -1 });
+    }
+    std::sort(edges.begin(), edges.end());
+    int now = 0;
+    int peak = 0;
+    for (const auto& [t, delta] : edges)
+        peak = std::max(peak, now += delta);
+    return peak;
+}
+
+bool isGentleArm(
+    const std::vector<RequestRecord>& records, int samples, int samplesWaiting, std::optional<int> maxNumSeqs)
+{
+    constexpr double kQueuedShare = 0.10;
+    if (samples >= 2)
+        return double(samplesWaiting) < kQueuedShare * samples;
+    return maxNumSeqs && peakInFlight(records) <= *maxNumSeqs;
+}
+
+ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject* parent)
+    : QObject(parent)
+    , m_spec(std::move(spec))
+    , m_outPath(std::move(outPath))
+{
+}
+
+ExperimentRunner::~ExperimentRunner() = default;
+
+QString ExperimentRunner::start()
+{
+    QString error;
+    if (!m_writer.open(m_outPath, &error))
+        return error;
+    m_writer.write({ { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
+        { "started_at", isoNow() }, { "spec", m_spec.raw } });
+    m_writer.flush();
+    QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
+    return {};
+}
+
+void ExperimentRunner::stop()
+{
+    m_stopRequested = true;
+    if (m_load)
+        m_load->stop();
+    else if (!m_load && !m_launcher)
+        finishExperiment();
+}
+
+void ExperimentRunner::serverEvent(const QString& event, const QString& detail)
+{
+    m_writer.write({ { "type", "server_event" }, { "run", text(m_run) },
+        { "t_us", m_t0Us ? monotonicUs() - m_t0Us : 0 }, { "event", text(event) }, { "detail", text(detail) } });
+    m_writer.flush();
+}
+
+void ExperimentRunner::startConfig()
+{
+    if (m_stopRequested || m_config >= m_spec.configs.size()) {
+        finishExperiment();
+        return;
+    }
+    m_arm = 0;
+    const ConfigSpec& config = m_spec.configs[m_config];
+    m_run = config.label;
+    const bool needStart = m_spec.server && (!m_serverUp || m_spec.server->restartBetweenConfigs);
+    if (!needStart) {
+        startArm();
+        return;
+    }
+    auto launch = [this, &config] {
+        if (m_launcher)
+            m_launcher.release()->deleteLater(); // may be inside one of its own signals
+        m_launcher = std::make_unique<ServerLauncher>();
+        connect(m_launcher.get(), &ServerLauncher::outputLine, this, [this](const QString& line) {
+            emit serverLine(line);
+            serverEvent(QStringLiteral("output"), line);
+        });
+        connect(m_launcher.get(), &ServerLauncher::ready, this, [this](qint64 ms) {
+            m_serverUp = true;
+            serverEvent(QStringLiteral("ready"), QStringLiteral("ready after %1 ms").arg(ms));
+            startArm();
+        });
+        connect(m_launcher.get(), &ServerLauncher::failed, this, [this](LaunchError error, const QString& message) {
+            serverEvent(launchErrorName(error), message);
+            m_problems << QStringLiteral("%1: %2").arg(m_spec.configs[m_config].label, message);
+            m_serverUp = false;
+            ++m_config; // this configuration cannot run; the next one may
+            QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
+        });
+        connect(m_launcher.get(), &ServerLauncher::exitedUnexpectedly, this, [this](const QString& message) {
+            m_serverUp = false;
+            serverEvent(QStringLiteral("exited"), message);
+            m_armProblem = message;
+            if (m_load)
+                m_load->stop(); // ends this arm; the runner moves to the next configuration
+        });
+        ServerLauncher::Options options;
+        options.argv = m_spec.serverCommand(config);
+        options.readyUrl = m_spec.baseUrl.resolved(QUrl(m_spec.server->readyPath));
+        options.readyTimeoutS = m_spec.server->readyTimeoutS;
+        options.stopGraceS = m_spec.server->stopGraceS;
+        options.logPath = QFileInfo(m_outPath).absolutePath() + QLatin1Char('/')
+            + QFileInfo(m_outPath).completeBaseName() + QStringLiteral(".server.log");
+        serverEvent(QStringLiteral("starting"), options.argv.join(QLatin1Char(' ')));
+        m_launcher->start(options);
+    };
+    if (m_launcher && m_launcher->isRunning()) {
+        connect(m_launcher.get(), &ServerLauncher::stopped, this, launch, Qt::QueuedConnection);
+        m_launcher->stop();
+    } else {
+        launch();
+    }
+}
+
+void ExperimentRunner::startArm()
+{
+    if (m_stopRequested || m_arm >= m_spec.arms.size() || !m_armProblem.isEmpty()) {
+        endConfig();
+        return;
+    }
+    const ConfigSpec& config = m_spec.configs[m_config];
+    const ArmSpec& arm = m_spec.arms[m_arm];
+    const LoadSpec load = m_spec.loadSpec(config, arm);
+    m_run = load.runLabel;
+    m_records.clear();
+    m_maxWaiting = m_maxRunning = -1;
+    m_samples = m_samplesWaiting = 0;
+    m_metricsProblem.clear();
+    m_load = std::make_unique<LoadRunner>(load);
+    connect(m_load.get(), &LoadRunner::started, this, [this, &config, &arm](qint64 t0) {
+        m_t0Us = t0;
+        m_writer.write(
+            { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) }, { "arm", text(arm.name) },
+                { "t0_wall", isoNow() }, { "knobs", config.knobs }, { "model", text(config.model) } });
+        m_writer.flush();
+        m_scraper = std::make_unique<MetricsScraper>(m_spec.baseUrl, t0);
+        connect(m_scraper.get(), &MetricsScraper::sampled, this, &ExperimentRunner::writeServerSample);
+        connect(m_scraper.get(), &MetricsScraper::unavailable, this, [this](const QString& reason) {
+            m_metricsProblem = reason;
+            serverEvent(QStringLiteral("metrics_unavailable"), reason);
+        });
+        m_scraper->start();
+    });
+    connect(m_load.get(), &LoadRunner::recordsReady, this, [this](const QVector<RequestRecord>& batch) {
+        for (const RequestRecord& r : batch) {
+            m_writer.write(toJson(r));
+            m_records.push_back(r);
+        }
+        m_writer.flush();
+    });
+    connect(m_load.get(), &LoadRunner::progressed, this, &ExperimentRunner::progressed);
+    connect(m_load.get(), &LoadRunner::finished, this, &ExperimentRunner::onArmFinished);
+    emit armStarted(m_run, int(m_config * m_spec.arms.size() + m_arm), int(m_spec.configs.size() * m_spec.arms.size()));
+    if (const QString error = m_load->start(); !error.isEmpty()) {
+        m_problems << QStringLiteral("%1: %2").arg(m_run, error);
+        m_load.reset();
+        ++m_arm;
+        QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection);
+    }
+}
+
+void ExperimentRunner::writeServerSample(const ServerSample& s)
+{
+    auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    m_writer.write({ { "type", "server" }, { "run", text(m_run) }, { "t_us", s.tUs }, { "running", value(s.running) },
+        { "waiting", value(s.waiting) }, { "kv_cache_usage", value(s.kvCacheUsage) }, { "engine", text(s.engine) } });
+    if (s.waiting) {
+        m_maxWaiting = std::max(m_maxWaiting, *s.waiting);
+        ++m_samples;
+        m_samplesWaiting += *s.waiting >= 1 ? 1 : 0;
+    }
+    if (s.running)
+        m_maxRunning = std::max(m_maxRunning, *s.running);
+}
+
+void ExperimentRunner::onArmFinished(const LoadResult& result)
+{
+    if (m_scraper)
+        m_scraper->stop();
+    const ConfigSpec& config = m_spec.configs[m_config];
+    const ArmSpec& arm = m_spec.arms[m_arm];
+    ClientLoad client;
+    client.loopLagP99Ms = percentile(result.stats.loopLagMs, 99);
+    client.cores = result.cores;
+    client.cpuUtilisation = result.wallS > 0 ? result.cpuS / (result.wallS * result.cores) : 0;
+    nlohmann::json summary = summarizeRun(m_run, config.label, arm.name, m_records, m_spec.slo, client);
+    const auto mns = config.knobText(QStringLiteral("max_num_seqs"));
+    const bool gentle
+        = isGentleArm(m_records, m_samples, m_samplesWaiting, mns ? std::optional<int>(mns->toInt()) : std::nullopt);
+    summary["gentle"] = gentle;
+    summary["peak_in_flight"] = peakInFlight(m_records);
+    summary["server"] = { { "max_waiting", m_maxWaiting >= 0 ? nlohmann::json(m_maxWaiting) : nlohmann::json(nullptr) },
+        { "max_running", m_maxRunning >= 0 ? nlohmann::json(m_maxRunning) : nlohmann::json(nullptr) },
+        { "samples", m_samples },
+        { "waiting_share",
+            m_samples > 0 ? nlohmann::json(double(m_samplesWaiting) / m_samples) : nlohmann::json(nullptr) },
+        { "metrics", m_metricsProblem.isEmpty() ? nlohmann::json("ok") : nlohmann::json(text(m_metricsProblem)) } };
+    if (gentle)
+        summary["warnings"].push_back(kGentleWarning);
+    if (!m_armProblem.isEmpty()) {
+        summary["status"] = "server_exited";
+        summary["warnings"].push_back("the server exited during this arm: " + text(m_armProblem));
+        m_problems << QStringLiteral("%1: server exited during the arm").arg(m_run);
+    } else {
+        summary["status"] = result.stopped ? "stopped" : "completed";
+    }
+    if (!result.stats.connectMs.empty())
+        summary["connect_ms"] = percentile(result.stats.connectMs, 50);
+    nlohmann::json line = summary;
+    line["type"] = "summary";
+    m_writer.write(line);
+    m_writer.flush();
+    emit armFinished(m_run, QByteArray::fromStdString(summary.dump()));
+    m_load.release()->deleteLater();
+    ++m_arm;
+    QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection);
+}
+
+void ExperimentRunner::endConfig()
+{
+    m_armProblem.clear();
+    ++m_config;
+    const bool last = m_config >= m_spec.configs.size() || m_stopRequested;
+    if (m_launcher && m_launcher->isRunning() && (last || m_spec.server->restartBetweenConfigs)) {
+        connect(
+            m_launcher.get(), &ServerLauncher::stopped, this,
+            [this] {
+                m_serverUp = false;
+                serverEvent(QStringLiteral("stopped"), {});
+                QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
+            },
+            Qt::SingleShotConnection);
+        m_launcher->stop();
+        return;
+    }
+    QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
+}
+
+void ExperimentRunner::finishExperiment()
+{
+    if (!m_writer.isOpen())
+        return;
+    m_writer.close();
+    emit finished(m_problems.join(QLatin1Char('\n')));
+}
+
+} // namespace ks

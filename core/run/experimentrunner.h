@@ -1,0 +1,77 @@
+#pragma once
+
+#include "load/loadrunner.h"
+#include "run/experimentspec.h"
+#include "run/metricsscraper.h"
+#include "run/serverlauncher.h"
+#include "store/jsonlwriter.h"
+
+#include <QObject>
+
+#include <memory>
+
+namespace ks {
+
+/// Runs every arm of an experiment against every configuration, in spec order,
+/// into one JSONL file (docs/formats.md): starts and restarts the server when
+/// the spec has one, scrapes /metrics during each arm, and writes a summary per
+/// arm that says whether the arm ever made the server queue.
+class ExperimentRunner : public QObject {
+    Q_OBJECT
+public:
+    ExperimentRunner(ExperimentSpec spec, QString outPath, QObject* parent = nullptr);
+    ~ExperimentRunner() override;
+
+    /// Opens the run file and starts; returns an error instead when it cannot.
+    QString start();
+    /// Ends the current arm cleanly (in-flight requests cancelled) and stops.
+    void stop();
+
+signals:
+    void armStarted(const QString& run, int index, int total);
+    void progressed(const ks::LoadProgress& progress);
+    void armFinished(const QString& run, const QByteArray& summaryJson);
+    void serverLine(const QString& line);
+    /// `message` is empty on success; otherwise what went wrong (the run file stays valid).
+    void finished(const QString& message);
+
+private:
+    void startConfig();
+    void startArm();
+    void onArmFinished(const LoadResult& result);
+    void endConfig();
+    void finishExperiment();
+    void serverEvent(const QString& event, const QString& detail);
+    void writeServerSample(const ServerSample& sample);
+
+    ExperimentSpec m_spec;
+    QString m_outPath;
+    JsonlWriter m_writer;
+    std::unique_ptr<ServerLauncher> m_launcher;
+    std::unique_ptr<LoadRunner> m_load;
+    std::unique_ptr<MetricsScraper> m_scraper;
+    std::size_t m_config = 0;
+    std::size_t m_arm = 0;
+    QString m_run;
+    qint64 m_t0Us = 0;
+    std::vector<RequestRecord> m_records;
+    double m_maxWaiting = -1;
+    int m_samples = 0;
+    int m_samplesWaiting = 0;
+    double m_maxRunning = -1;
+    QString m_metricsProblem;
+    QString m_armProblem; ///< the server died during this arm
+    QStringList m_problems; ///< per experiment, for the final message
+    bool m_stopRequested = false;
+    bool m_serverUp = false;
+};
+
+/// True when a run never queued on the server. With metrics: fewer than 10 % of
+/// the scrapes saw a waiting request (a request always waits a moment for the
+/// next engine step; that is not a queue). Without metrics: the peak number of
+/// requests in flight never exceeded the configuration's max_num_seqs knob.
+bool isGentleArm(
+    const std::vector<RequestRecord>& records, int samples, int samplesWaiting, std::optional<int> maxNumSeqs);
+int peakInFlight(const std::vector<RequestRecord>& records);
+
+} // namespace ks

@@ -1,0 +1,141 @@
+// The experiment runner end to end: launched simulator, configs x arms, one file.
+#include "run/experimentrunner.h"
+#include "store/runfile.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <map>
+
+using namespace ks;
+using nlohmann::json;
+
+namespace {
+
+quint16 freePort()
+{
+    QTcpServer server;
+    server.listen(QHostAddress::LocalHost, 0);
+    return server.serverPort();
+}
+
+json miniSpec(quint16 port, const std::string& program)
+{
+    const std::string url = "http://127.0.0.1:" + std::to_string(port);
+    return {
+        { "name", "mini" },
+        { "target", { { "base_url", url } } },
+        { "server",
+            { { "command",
+                  { program, "--port", std::to_string(port), "--profile", "{model}", "--max-num-seqs",
+                      "{max_num_seqs}" } },
+                { "ready_timeout_s", 20 } } },
+        { "configs",
+            { { { "label", "mns2" }, { "model", "sim-1.8b" }, { "knobs", { { "max_num_seqs", 2 } } } },
+                { { "label", "mns16" }, { "model", "sim-1.8b" }, { "knobs", { { "max_num_seqs", 16 } } } } } },
+        { "arms",
+            { { { "name", "light" }, { "mode", "concurrency" }, { "concurrency", 1 }, { "requests", 4 },
+                  { "max_tokens", 24 } },
+                { { "name", "heavy" }, { "mode", "concurrency" }, { "concurrency", 8 }, { "requests", 24 },
+                    { "max_tokens", 24 } } } },
+        { "prompts", { { "input_tokens", 16 } } },
+    };
+}
+
+QString runExperiment(const json& doc, const QString& out)
+{
+    auto parsed = parseExperimentSpec(QByteArray::fromStdString(doc.dump()));
+    if (auto* errors = std::get_if<std::vector<SpecError>>(&parsed))
+        return QStringLiteral("spec: ") + errors->front().toString();
+    ExperimentRunner runner(std::get<ExperimentSpec>(std::move(parsed)), out);
+    QSignalSpy finished(&runner, &ExperimentRunner::finished);
+    if (const QString error = runner.start(); !error.isEmpty())
+        return error;
+    if (!finished.wait(120000))
+        return QStringLiteral("did not finish");
+    return finished.first().first().toString();
+}
+
+// Linear-interpolation percentile written here, independently of the core's.
+double p50(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const double rank = 0.5 * double(v.size() - 1);
+    const auto lo = std::size_t(rank);
+    const auto hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (rank - double(lo));
+}
+
+} // namespace
+
+class TestExperiment : public QObject {
+    Q_OBJECT
+private slots:
+    void runsEveryArmOfEveryConfigIntoOneFile()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("mini.jsonl"));
+        QCOMPARE(runExperiment(miniSpec(freePort(), KNOBSCOPE_SIM_BIN), out), QString());
+
+        std::map<std::string, int> types;
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        while (!file.atEnd()) {
+            const QByteArray line = file.readLine();
+            ++types[json::parse(line.begin(), line.end())["type"].get<std::string>()];
+        }
+        QCOMPARE(types["experiment"], 1);
+        QCOMPARE(types["run"], 4);
+        QCOMPARE(types["summary"], 4);
+        QCOMPARE(types["request"], 2 * (4 + 24));
+        QVERIFY(types["server"] >= 4);
+        QVERIFY(types["server_event"] >= 4); // starting, ready, stopped per configuration at least
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("mini.server.log"))));
+
+        RunFile runs;
+        QString error;
+        QVERIFY(readRunFile(out, &runs, &error));
+        QCOMPARE(runs.runs.size(), std::size_t(4));
+        std::map<QString, json> summaries;
+        for (const RunData& run : runs.runs) {
+            std::vector<double> ttft;
+            for (const RequestRecord& r : run.requests) {
+                QVERIFY(r.ok);
+                ttft.push_back(double(r.ttftUs) / 1000.0);
+            }
+            QCOMPARE(run.summary["ttft_ms"]["p50"].get<double>(), p50(ttft));
+            QCOMPARE(run.summary["ok"].get<int>(), int(run.requests.size()));
+            summaries[run.run] = run.summary;
+        }
+        // Eight clients on two slots queue; on sixteen slots they do not.
+        QCOMPARE(summaries[QStringLiteral("mns2/heavy")]["gentle"].get<bool>(), false);
+        QVERIFY(summaries[QStringLiteral("mns2/heavy")]["server"]["max_waiting"].get<double>() >= 4);
+        QCOMPARE(summaries[QStringLiteral("mns16/heavy")]["gentle"].get<bool>(), true);
+        QCOMPARE(summaries[QStringLiteral("mns16/light")]["gentle"].get<bool>(), true);
+        QCOMPARE(summaries[QStringLiteral("mns2/heavy")]["status"].get<std::string>(), std::string("completed"));
+    }
+
+    void aConfigWhoseServerCannotStartIsSkippedWithAClearMessage()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("broken.jsonl"));
+        json spec = miniSpec(freePort(), KNOBSCOPE_SIM_BIN);
+        spec["configs"][0]["model"] = "no-such-profile"; // the simulator refuses to start
+        spec["arms"].erase(1);
+        const QString problems = runExperiment(spec, out);
+        QVERIFY2(problems.contains(QStringLiteral("mns2")) && problems.contains(QStringLiteral("unknown profile")),
+            qPrintable(problems));
+        RunFile runs;
+        QString error;
+        QVERIFY(readRunFile(out, &runs, &error));
+        QCOMPARE(runs.runs.size(), std::size_t(1)); // the second configuration still ran
+        QCOMPARE(runs.runs.front().run, QStringLiteral("mns16/light"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExperiment)
+#include "tst_experiment.moc"
