@@ -8,3 +8,4 @@
 int runCommand(const QStringList& arguments);
 int reportCommand(const QStringList& arguments);
 int calibrateCommand(const QStringList& arguments);
+int compareCommand(const QStringList& arguments);

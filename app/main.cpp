@@ -10,11 +10,13 @@ const char* const kUsage = R"(knobscope: benchmark LLM inference servers
 
 usage:
   knobscope run --base-url URL --model M [load flags] --out RUNS.jsonl
+  knobscope run SPEC.json --out RUNS.jsonl
   knobscope report RUNS.jsonl [--json]
+  knobscope compare RUNS.jsonl [--baseline LABEL] [--json | --format md|csv]
   knobscope calibrate [--concurrency C] [--requests N] [--max-tokens T]
 
 'knobscope COMMAND --help' describes each command. Not built yet: the dashboard,
-'open', 'compare', 'drift', 'export' and experiment spec files.
+'open', 'drift' and 'export'.
 )";
 
 } // namespace
@@ -42,6 +44,8 @@ int main(int argc, char** argv)
         return reportCommand(args);
     if (command == QLatin1String("calibrate"))
         return calibrateCommand(args);
+    if (command == QLatin1String("compare"))
+        return compareCommand(args);
     std::fprintf(stderr, "knobscope: unknown command '%s'\n\n%s", qPrintable(command), kUsage);
     return 2;
 }

@@ -1,0 +1,143 @@
+#include "metrics/comparison.h"
+
+#include "metrics/bootstrap.h"
+#include "metrics/percentiles.h"
+#include "metrics/runsummary.h"
+
+#include <map>
+
+namespace ks {
+
+namespace {
+
+// Bootstrap intervals on ITL resample at most this many gaps (a deterministic
+// stride), keeping compare interactive on long runs; point values use all gaps.
+constexpr std::size_t kMaxBootstrapValues = 5000;
+
+struct Series {
+    const char* key;
+    std::vector<double> values;
+};
+
+std::vector<Series> seriesOf(const RunData& run)
+{
+    Series ttft { "ttft_ms", {} }, tpot { "tpot_ms", {} }, itl { "itl_ms", {} }, e2e { "e2e_ms", {} };
+    for (const RequestRecord& r : run.requests) {
+        if (!r.ok || r.warmup || !r.probe.isEmpty())
+            continue;
+        if (r.ttftUs >= 0)
+            ttft.values.push_back(double(r.ttftUs) / 1000.0);
+        if (const double t = r.tpotUs(); t >= 0)
+            tpot.values.push_back(t / 1000.0);
+        for (std::int32_t gap : r.itlUs)
+            itl.values.push_back(double(gap) / 1000.0);
+        e2e.values.push_back(double(r.e2eUs) / 1000.0);
+    }
+    return { ttft, tpot, itl, e2e };
+}
+
+std::vector<double> thinned(const std::vector<double>& v)
+{
+    if (v.size() <= kMaxBootstrapValues)
+        return v;
+    std::vector<double> out;
+    const double stride = double(v.size()) / double(kMaxBootstrapValues);
+    for (std::size_t i = 0; i < kMaxBootstrapValues; ++i)
+        out.push_back(v[std::size_t(double(i) * stride)]);
+    return out;
+}
+
+nlohmann::json interval(const Interval& i)
+{
+    return nlohmann::json::array({ i.low, i.high });
+}
+
+} // namespace
+
+nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, QString* error)
+{
+    // Arms in the order they first appear; configurations in file order within each.
+    std::vector<QString> arms;
+    std::map<QString, std::vector<const RunData*>> byArm;
+    for (const RunData& run : file.runs) {
+        const QString arm = run.arm.isEmpty() ? run.run : run.arm;
+        if (!byArm.count(arm))
+            arms.push_back(arm);
+        byArm[arm].push_back(&run);
+    }
+    nlohmann::json out = nlohmann::json::array();
+    for (const QString& arm : arms) {
+        const std::vector<const RunData*>& runs = byArm[arm];
+        const RunData* baseline = runs.front();
+        if (!options.baseline.isEmpty()) {
+            const auto it = std::find_if(
+                runs.begin(), runs.end(), [&](const RunData* r) { return r->config == options.baseline; });
+            if (it == runs.end()) {
+                *error = QStringLiteral("arm \"%1\" has no configuration \"%2\"").arg(arm, options.baseline);
+                return nullptr;
+            }
+            baseline = *it;
+        }
+        const std::vector<Series> baseSeries = seriesOf(*baseline);
+        const nlohmann::json baseSummary = summarizeRun(baseline->run, baseline->config, arm, baseline->requests, {});
+        bool allGentle = true;
+        nlohmann::json configs = nlohmann::json::array();
+        for (const RunData* run : runs) {
+            const nlohmann::json s = summarizeRun(run->run, run->config, arm, run->requests, {});
+            const std::vector<Series> series = seriesOf(*run);
+            nlohmann::json entry = { { "config", run->config.toStdString() }, { "run", run->run.toStdString() } };
+            nlohmann::json ci = nlohmann::json::object(), ratio = nlohmann::json::object(),
+                           ratioCi = nlohmann::json::object(), significant = nlohmann::json::object();
+            quint64 seed = options.seed;
+            for (std::size_t m = 0; m < series.size(); ++m) {
+                const char* key = series[m].key;
+                entry[key] = s[key];
+                if (series[m].values.empty() || baseSeries[m].values.empty())
+                    continue;
+                const std::vector<double> values = thinned(series[m].values);
+                const std::vector<double> baseValues = thinned(baseSeries[m].values);
+                for (const char* stat : { "p50", "p95", "p99" }) {
+                    const double p = std::stod(std::string(stat + 1));
+                    ci[key][stat] = interval(bootstrapPercentileCi(values, p, options.resamples, ++seed));
+                    const double baseValue = baseSummary[key].is_null() ? 0 : baseSummary[key][stat].get<double>();
+                    if (baseValue <= 0)
+                        continue;
+                    ratio[key][stat] = s[key][stat].get<double>() / baseValue;
+                    const Interval r = bootstrapRatioCi(baseValues, values, p, options.resamples, ++seed);
+                    ratioCi[key][stat] = interval(r);
+                    significant[key][stat] = run != baseline && !r.contains(1.0);
+                }
+            }
+            for (const char* key : { "req_per_s", "out_tok_per_s", "goodput_req_per_s" }) {
+                entry[key] = s[key];
+                const double base = baseSummary[key].get<double>();
+                if (base > 0)
+                    ratio[key] = s[key].get<double>() / base;
+            }
+            const int requests = s["requests"].get<int>();
+            entry["requests"] = requests;
+            entry["errors"] = s["errors"];
+            entry["error_rate"] = requests > 0 ? s["errors"].get<double>() / requests : 0.0;
+            const nlohmann::json& stored = run->summary;
+            const bool gentle = stored.is_object() && stored.value("gentle", false);
+            allGentle = allGentle && gentle;
+            entry["gentle"] = gentle;
+            entry["max_waiting"] = stored.is_object() && stored.contains("server")
+                ? stored["server"].value("max_waiting", nlohmann::json(nullptr))
+                : nlohmann::json(nullptr);
+            entry["ci95"] = ci;
+            entry["ratio"] = ratio;
+            entry["ratio_ci95"] = ratioCi;
+            entry["significant"] = significant;
+            configs.push_back(entry);
+        }
+        nlohmann::json armEntry = { { "arm", arm.toStdString() }, { "baseline", baseline->config.toStdString() },
+            { "gentle", allGentle }, { "configs", configs } };
+        if (allGentle)
+            armEntry["warning"] = "this arm never queued on any configuration: it measured idle servers";
+        out.push_back(armEntry);
+    }
+    return out;
+}
+
+} // namespace ks

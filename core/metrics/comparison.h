@@ -1,0 +1,21 @@
+#pragma once
+
+#include "store/runfile.h"
+
+#include <nlohmann/json.hpp>
+
+namespace ks {
+
+struct CompareOptions {
+    QString baseline; ///< config label; empty: the first configuration of each arm
+    int resamples = 1000; ///< bootstrap resamples
+    quint64 seed = 1;
+};
+
+/// Per arm, every configuration side by side with ratios against the baseline
+/// and 95 % bootstrap intervals (DESIGN.md section 7, `compare --json`). A ratio
+/// whose interval excludes 1.0 is marked significant. An arm is gentle when every
+/// configuration's run was. Returns a JSON array, one object per arm, in file order.
+nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, QString* error);
+
+} // namespace ks
