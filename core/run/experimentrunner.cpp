@@ -43,16 +43,29 @@ bool isGentleArm(
     const std::vector<RequestRecord>& records, int samples, int samplesWaiting, std::optional<int> maxNumSeqs)
 {
     constexpr double kQueuedShare = 0.10;
-    if (samples >= 2)
-        return double(samplesWaiting) < kQueuedShare * samples;
-    return maxNumSeqs && peakInFlight(records) <= *maxNumSeqs;
+    constexpr int kEnoughSamples = 10; // fewer scrapes cannot tell a queue from one unlucky sample
+    const bool queuedByMetrics = double(samplesWaiting) >= kQueuedShare * samples;
+    if (samples >= kEnoughSamples)
+        return !queuedByMetrics;
+    if (maxNumSeqs)
+        return peakInFlight(records) <= *maxNumSeqs;
+    return samples > 0 && !queuedByMetrics;
 }
 
 ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject* parent)
     : QObject(parent)
     , m_spec(std::move(spec))
     , m_outPath(std::move(outPath))
+    , m_snapshotTimer(this)
 {
+    qRegisterMetaType<RunSnapshot>();
+    m_snapshotTimer.setInterval(100); // the dashboard's ceiling: 10 snapshots a second
+    connect(&m_snapshotTimer, &QTimer::timeout, this, [this] {
+        if (!m_snapshotDirty || !m_aggregator)
+            return;
+        m_snapshotDirty = false;
+        emit snapshotReady(m_run, m_aggregator->snapshot(monotonicUs() - m_t0Us));
+    });
 }
 
 ExperimentRunner::~ExperimentRunner() = default;
@@ -155,6 +168,7 @@ void ExperimentRunner::startArm()
     const LoadSpec load = m_spec.loadSpec(config, arm);
     m_run = load.runLabel;
     m_records.clear();
+    m_aggregator = std::make_unique<Aggregator>();
     m_maxWaiting = m_maxRunning = -1;
     m_samples = m_samplesWaiting = 0;
     m_metricsProblem.clear();
@@ -172,13 +186,16 @@ void ExperimentRunner::startArm()
             serverEvent(QStringLiteral("metrics_unavailable"), reason);
         });
         m_scraper->start();
+        m_snapshotTimer.start();
     });
     connect(m_load.get(), &LoadRunner::recordsReady, this, [this](const QVector<RequestRecord>& batch) {
         for (const RequestRecord& r : batch) {
             m_writer.write(toJson(r));
             m_records.push_back(r);
+            m_aggregator->add(r);
         }
         m_writer.flush();
+        m_snapshotDirty = true;
     });
     connect(m_load.get(), &LoadRunner::progressed, this, &ExperimentRunner::progressed);
     connect(m_load.get(), &LoadRunner::finished, this, &ExperimentRunner::onArmFinished);
@@ -209,6 +226,9 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
 {
     if (m_scraper)
         m_scraper->stop();
+    m_snapshotTimer.stop();
+    if (m_aggregator)
+        emit snapshotReady(m_run, m_aggregator->snapshot(monotonicUs() - m_t0Us)); // the final state
     const ConfigSpec& config = m_spec.configs[m_config];
     const ArmSpec& arm = m_spec.arms[m_arm];
     ClientLoad client;

@@ -1,12 +1,14 @@
 #pragma once
 
 #include "load/loadrunner.h"
+#include "metrics/aggregator.h"
 #include "run/experimentspec.h"
 #include "run/metricsscraper.h"
 #include "run/serverlauncher.h"
 #include "store/jsonlwriter.h"
 
 #include <QObject>
+#include <QTimer>
 
 #include <memory>
 
@@ -30,6 +32,8 @@ public:
 signals:
     void armStarted(const QString& run, int index, int total);
     void progressed(const ks::LoadProgress& progress);
+    /// Live statistics of the current arm, at most 10 times a second.
+    void snapshotReady(const QString& run, const ks::RunSnapshot& snapshot);
     void armFinished(const QString& run, const QByteArray& summaryJson);
     void serverLine(const QString& line);
     /// `message` is empty on success; otherwise what went wrong (the run file stays valid).
@@ -55,6 +59,9 @@ private:
     QString m_run;
     qint64 m_t0Us = 0;
     std::vector<RequestRecord> m_records;
+    std::unique_ptr<Aggregator> m_aggregator;
+    QTimer m_snapshotTimer;
+    bool m_snapshotDirty = false;
     double m_maxWaiting = -1;
     int m_samples = 0;
     int m_samplesWaiting = 0;
@@ -66,9 +73,9 @@ private:
     bool m_serverUp = false;
 };
 
-/// True when a run never queued on the server. With metrics: fewer than 10 % of
-/// the scrapes saw a waiting request (a request always waits a moment for the
-/// next engine step; that is not a queue). Without metrics: the peak number of
+/// True when a run never queued on the server. With at least 10 scrapes: fewer
+/// than 10 % of them saw a waiting request (a request always waits a moment for
+/// the next engine step; that is not a queue). Otherwise: the peak number of
 /// requests in flight never exceeded the configuration's max_num_seqs knob.
 bool isGentleArm(
     const std::vector<RequestRecord>& records, int samples, int samplesWaiting, std::optional<int> maxNumSeqs);

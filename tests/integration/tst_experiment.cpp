@@ -46,6 +46,12 @@ json miniSpec(quint16 port, const std::string& program)
     };
 }
 
+std::map<QString, RunSnapshot>& lastSnapshots()
+{
+    static std::map<QString, RunSnapshot> snapshots;
+    return snapshots;
+}
+
 QString runExperiment(const json& doc, const QString& out)
 {
     auto parsed = parseExperimentSpec(QByteArray::fromStdString(doc.dump()));
@@ -53,6 +59,8 @@ QString runExperiment(const json& doc, const QString& out)
         return QStringLiteral("spec: ") + errors->front().toString();
     ExperimentRunner runner(std::get<ExperimentSpec>(std::move(parsed)), out);
     QSignalSpy finished(&runner, &ExperimentRunner::finished);
+    QObject::connect(&runner, &ExperimentRunner::snapshotReady,
+        [](const QString& run, const RunSnapshot& s) { lastSnapshots()[run] = s; });
     if (const QString error = runner.start(); !error.isEmpty())
         return error;
     if (!finished.wait(120000))
@@ -75,6 +83,23 @@ double p50(std::vector<double> v)
 class TestExperiment : public QObject {
     Q_OBJECT
 private slots:
+    void gentleRule()
+    {
+        std::vector<RequestRecord> eightAtOnce;
+        for (int i = 0; i < 8; ++i) {
+            RequestRecord r;
+            r.tSendUs = 0;
+            r.e2eUs = 1000;
+            eightAtOnce.push_back(r);
+        }
+        QCOMPARE(peakInFlight(eightAtOnce), 8);
+        QVERIFY(isGentleArm(eightAtOnce, 40, 2, std::nullopt)); // 5 % of scrapes: momentary waits
+        QVERIFY(!isGentleArm(eightAtOnce, 40, 20, 1000)); // a real queue beats the knob
+        QVERIFY(isGentleArm(eightAtOnce, 3, 3, 16)); // too few scrapes: 8 in flight <= 16 slots
+        QVERIFY(!isGentleArm(eightAtOnce, 0, 0, 4)); // no metrics: 8 in flight > 4 slots
+        QVERIFY(!isGentleArm(eightAtOnce, 0, 0, std::nullopt)); // nothing to judge by: not called gentle
+    }
+
     void runsEveryArmOfEveryConfigIntoOneFile()
     {
         QTemporaryDir dir;
@@ -108,6 +133,10 @@ private slots:
                 ttft.push_back(double(r.ttftUs) / 1000.0);
             }
             QCOMPARE(run.summary["ttft_ms"]["p50"].get<double>(), p50(ttft));
+            // The last live snapshot of the run agrees with the file.
+            const RunSnapshot& live = lastSnapshots()[run.run];
+            QCOMPARE(live.ok, int(run.requests.size()));
+            QCOMPARE(live.ttftMs.p50, p50(ttft));
             QCOMPARE(run.summary["ok"].get<int>(), int(run.requests.size()));
             summaries[run.run] = run.summary;
         }
