@@ -378,8 +378,9 @@ private slots:
     void cliRejectsBadUsage()
     {
         QProcess run;
-        run.start(
-            QStringLiteral(KNOBSCOPE_BIN), { QStringLiteral("run"), QStringLiteral("--model"), QStringLiteral("m") });
+        run.start(QStringLiteral(KNOBSCOPE_BIN),
+            { QStringLiteral("run"), QStringLiteral("--model"), QStringLiteral("m"), QStringLiteral("--out"),
+                QStringLiteral("/tmp/ks-unused.jsonl") });
         QVERIFY(run.waitForFinished(10000));
         QCOMPARE(run.exitCode(), 2);
         QVERIFY(run.readAllStandardError().contains("--base-url"));
