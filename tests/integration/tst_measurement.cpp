@@ -186,8 +186,21 @@ private slots:
         const auto truth = truthFaults(truthPath);
         QCOMPARE(out.records.size(), std::size_t(40));
         int faulted = 0;
+        int collateral = 0;
         for (const RequestRecord& r : out.records) {
-            QVERIFY2(truth.count(r.id), qPrintable(QString::number(r.id)));
+            if (!truth.count(r.id)) {
+                // Never reached the server. Known QNAM behaviour: when the server drops a
+                // connection mid-stream, the closed loop's next POST can be placed on that
+                // connection before QNAM has processed the close, and fails there. That is
+                // collateral of the disconnect, recorded truthfully as a transport error.
+                QVERIFY2(
+                    fault == QLatin1String("disconnect_mid") && r.error == QLatin1String("transport") && r.status == 0,
+                    qPrintable(QStringLiteral("request %1 (%2: %3) has no truth record")
+                                   .arg(r.id)
+                                   .arg(r.error, r.errorDetail)));
+                ++collateral;
+                continue;
+            }
             const QString injected = truth.at(r.id);
             if (injected == QLatin1String("none")) {
                 QVERIFY2(r.ok,
@@ -202,6 +215,7 @@ private slots:
             }
         }
         QVERIFY2(faulted >= 4, qPrintable(QString::number(faulted))); // 30 % of 40, seeded
+        QVERIFY2(collateral <= 2, qPrintable(QString::number(collateral)));
     }
 
     void timeoutAndStallAreDistinctReasons()
