@@ -42,14 +42,14 @@ private slots:
         QCOMPARE(spec->configs.size(), std::size_t(2));
         QCOMPARE(spec->arms.size(), std::size_t(3));
         QCOMPARE(spec->serverCommand(spec->configs[0]),
-            QString::fromLatin1("knobscope-sim --port 8000 --profile sim-8b --max-num-seqs 32")
+            QString::fromLatin1("knobscope-sim --port 8000 --profile sim-8b --max-num-seqs 128")
                 .split(QLatin1Char(' ')));
-        QCOMPARE(spec->serverCommand(spec->configs[1]).last(), QStringLiteral("128"));
+        QCOMPARE(spec->serverCommand(spec->configs[1]).last(), QStringLiteral("32"));
         const LoadSpec poisson = spec->loadSpec(spec->configs[1], spec->arms[1]);
         QCOMPARE(poisson.mode, LoadSpec::Mode::Rate);
         QCOMPARE(poisson.rate, 2.0);
         QCOMPARE(poisson.durationS, 30.0);
-        QCOMPARE(poisson.runLabel, QStringLiteral("mns128/poisson"));
+        QCOMPARE(poisson.runLabel, QStringLiteral("mns32/poisson"));
         QCOMPARE(poisson.inputTokens, 128);
         QCOMPARE(poisson.validate(), QString());
         QCOMPARE(spec->slo.ttftMs, 500.0);
@@ -109,7 +109,7 @@ private slots:
                                     << "[]"
                                     << "configs: expected a non-empty list";
         QTest::newRow("duplicate label") << "/configs/1/label"
-                                         << "\"mns32\""
+                                         << "\"mns128\""
                                          << "configs[1].label: duplicate label";
         QTest::newRow("config without model") << "/configs/0/model"
                                               << ""

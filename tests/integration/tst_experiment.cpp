@@ -3,6 +3,7 @@
 #include "store/runfile.h"
 
 #include <QFile>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTemporaryDir>
@@ -146,6 +147,43 @@ private slots:
         QCOMPARE(summaries[QStringLiteral("mns16/heavy")]["gentle"].get<bool>(), true);
         QCOMPARE(summaries[QStringLiteral("mns16/light")]["gentle"].get<bool>(), true);
         QCOMPARE(summaries[QStringLiteral("mns2/heavy")]["status"].get<std::string>(), std::string("completed"));
+    }
+
+    void aServerKilledMidArmEndsThatArmAndTheRunnerMovesOn()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("killed.jsonl"));
+        const quint16 port = freePort();
+        json spec = miniSpec(port, KNOBSCOPE_SIM_BIN);
+        spec["arms"][1]["requests"] = 400; // long enough to be killed in the middle
+        auto parsed = parseExperimentSpec(QByteArray::fromStdString(spec.dump()));
+        ExperimentRunner runner(std::get<ExperimentSpec>(std::move(parsed)), out);
+        QSignalSpy finished(&runner, &ExperimentRunner::finished);
+        bool killed = false;
+        connect(&runner, &ExperimentRunner::progressed, this, [&](const LoadProgress& p) {
+            if (killed || p.done < 20 || p.expected != 400)
+                return;
+            killed = true; // the first configuration's heavy arm, well under way
+            QProcess::execute(QStringLiteral("pkill"),
+                { QStringLiteral("-9"), QStringLiteral("-f"), QStringLiteral("--"),
+                    QStringLiteral("--port %1 --profile sim-1.8b --max-num-seqs 2").arg(port) });
+        });
+        QVERIFY(runner.start().isEmpty());
+        QVERIFY(finished.wait(120000));
+        QVERIFY(killed);
+        QVERIFY2(finished.first().first().toString().contains(QStringLiteral("server exited")),
+            qPrintable(finished.first().first().toString()));
+        RunFile runs;
+        QString error;
+        QVERIFY(readRunFile(out, &runs, &error));
+        std::map<QString, json> summaries;
+        for (const RunData& run : runs.runs)
+            summaries[run.run] = run.summary;
+        QCOMPARE(summaries[QStringLiteral("mns2/heavy")]["status"].get<std::string>(), std::string("server_exited"));
+        QVERIFY(summaries[QStringLiteral("mns2/heavy")]["requests"].get<int>() < 400);
+        QCOMPARE(summaries[QStringLiteral("mns16/light")]["status"].get<std::string>(),
+            std::string("completed")); // a fresh server
+        QCOMPARE(summaries[QStringLiteral("mns16/heavy")]["ok"].get<int>(), 400);
     }
 
     void aConfigWhoseServerCannotStartIsSkippedWithAClearMessage()
