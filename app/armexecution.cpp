@@ -1,6 +1,5 @@
 #include "armexecution.h"
 
-#include "metrics/percentiles.h"
 #include "store/recordjson.h"
 #include "util/unixsignals.h"
 
@@ -47,13 +46,4 @@ ArmOutcome executeArm(const ks::LoadSpec& spec, ks::JsonlWriter* writer, Progres
     loop.exec();
     progress.finish();
     return outcome;
-}
-
-ks::ClientLoad clientLoadOf(const ks::LoadResult& result)
-{
-    ks::ClientLoad load;
-    load.loopLagP99Ms = ks::percentile(result.stats.loopLagMs, 99);
-    load.cores = result.cores;
-    load.cpuUtilisation = result.wallS > 0 ? result.cpuS / (result.wallS * result.cores) : 0;
-    return load;
 }

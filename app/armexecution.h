@@ -21,6 +21,3 @@ struct ArmOutcome {
 /// connections are open and the clock starts (t0 on the monotonic clock).
 ArmOutcome executeArm(const ks::LoadSpec& spec, ks::JsonlWriter* writer, ProgressReporter& progress,
     const std::function<void(qint64 t0Us)>& onStarted = {});
-
-/// The client-saturation inputs from a finished arm.
-ks::ClientLoad clientLoadOf(const ks::LoadResult& result);

@@ -163,7 +163,7 @@ int calibrateCommand(const QStringList& arguments)
         if (r.tWireUs >= 0)
             clientQueueMs.push_back(double(r.tWireUs - r.tSendUs) / 1000.0);
     }
-    const ks::ClientLoad load = clientLoadOf(outcome.result);
+    const ks::ClientLoad load = ks::clientLoadOf(outcome.result);
     nlohmann::json result = {
         { "load",
             { { "concurrency", spec.mode == ks::LoadSpec::Mode::Concurrency ? spec.concurrency : 0 },

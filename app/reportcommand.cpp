@@ -39,7 +39,8 @@ int reportCommand(const QStringList& arguments)
             summary["warnings"].push_back("the run did not finish: no summary line (killed or still running)");
         } else {
             // What only the live run could measure is carried over from its summary line.
-            for (const char* key : { "client", "connect_ms", "interrupted", "gentle", "server", "status", "peak_in_flight" }) {
+            for (const char* key :
+                { "client", "connect_ms", "interrupted", "gentle", "server", "status", "peak_in_flight" }) {
                 if (run.summary.contains(key))
                     summary[key] = run.summary[key];
             }

@@ -130,7 +130,7 @@ int runCommand(const QStringList& arguments)
         return 2;
     }
     nlohmann::json summary = ks::summarizeRun(
-        spec.runLabel, spec.runLabel, QStringLiteral("adhoc"), outcome.records, slo, clientLoadOf(outcome.result));
+        spec.runLabel, spec.runLabel, QStringLiteral("adhoc"), outcome.records, slo, ks::clientLoadOf(outcome.result));
     if (!outcome.result.stats.connectMs.empty())
         summary["connect_ms"] = ks::percentile(outcome.result.stats.connectMs, 50);
     summary["interrupted"] = outcome.interrupted;

@@ -1,6 +1,7 @@
 #include "load/loadrunner.h"
 
 #include "load/arrivalschedule.h"
+#include "metrics/percentiles.h"
 
 #include <QMetaObject>
 
@@ -15,6 +16,15 @@ double processCpuSeconds()
     getrusage(RUSAGE_SELF, &usage);
     auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+ClientLoad clientLoadOf(const LoadResult& result)
+{
+    ClientLoad load;
+    load.loopLagP99Ms = percentile(result.stats.loopLagMs, 99);
+    load.cores = result.cores;
+    load.cpuUtilisation = result.wallS > 0 ? result.cpuS / (result.wallS * result.cores) : 0;
+    return load;
 }
 
 int chooseWorkerThreads(const LoadSpec& spec)

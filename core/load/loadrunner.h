@@ -2,6 +2,7 @@
 
 #include "client/streamworker.h"
 #include "load/loadspec.h"
+#include "metrics/runsummary.h"
 
 #include <QObject>
 #include <QThread>
@@ -72,6 +73,8 @@ private:
 /// streams or 100 req/s, at most one per core.
 int chooseWorkerThreads(const LoadSpec& spec);
 double processCpuSeconds();
+/// The client-saturation inputs of a finished arm (event-loop lag p99, CPU share).
+ClientLoad clientLoadOf(const LoadResult& result);
 
 } // namespace ks
 

@@ -231,11 +231,7 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
         emit snapshotReady(m_run, m_aggregator->snapshot(monotonicUs() - m_t0Us)); // the final state
     const ConfigSpec& config = m_spec.configs[m_config];
     const ArmSpec& arm = m_spec.arms[m_arm];
-    ClientLoad client;
-    client.loopLagP99Ms = percentile(result.stats.loopLagMs, 99);
-    client.cores = result.cores;
-    client.cpuUtilisation = result.wallS > 0 ? result.cpuS / (result.wallS * result.cores) : 0;
-    nlohmann::json summary = summarizeRun(m_run, config.label, arm.name, m_records, m_spec.slo, client);
+    nlohmann::json summary = summarizeRun(m_run, config.label, arm.name, m_records, m_spec.slo, clientLoadOf(result));
     const auto mns = config.knobText(QStringLiteral("max_num_seqs"));
     const bool gentle
         = isGentleArm(m_records, m_samples, m_samplesWaiting, mns ? std::optional<int>(mns->toInt()) : std::nullopt);
