@@ -93,6 +93,32 @@ private slots:
         QVERIFY(c.issueLines.isEmpty());
     }
 
+    void pacedReplayHoldsRecordsUntilTheyAreDue()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("paced.jsonl"));
+        JsonlWriter w;
+        QString error;
+        QVERIFY(w.open(path, &error));
+        w.write({ { "type", "run" }, { "run", "r" } });
+        for (qint64 i = 0; i < 10; ++i)
+            w.write(toJson(record(QStringLiteral("r"), i)));
+        w.close();
+        // At 1e-6x the first request (ends 2 ms into the run) is due after 2000 s.
+        JsonlReplay replay(path, 1e-6);
+        int records = 0;
+        connect(&replay, &RunSource::recordsReady, this,
+            [&](const QVector<RequestRecord>& b) { records += int(b.size()); });
+        QSignalSpy started(&replay, &RunSource::runStarted);
+        QSignalSpy finished(&replay, &RunSource::finished);
+        replay.start();
+        QVERIFY(started.wait(5000)); // the first pass has read the run line and met the first request
+        QCOMPARE(records, 0);
+        replay.stop();
+        QCOMPARE(finished.size(), 1);
+        QCOMPARE(records, 0);
+    }
+
     void corruptAndTruncatedLinesAreReportedNotFatal()
     {
         QTemporaryDir dir;
