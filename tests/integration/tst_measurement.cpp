@@ -57,6 +57,16 @@ LoadSpec specFor(quint16 port, int concurrency, int requests, int maxTokens)
     return spec;
 }
 
+// `knobscope run` against the simulator: 4 streams, no progress output.
+QStringList cliRunArgs(quint16 port, int requests, int maxTokens, const QString& out)
+{
+    return { QStringLiteral("run"), QStringLiteral("--base-url"), QStringLiteral("http://127.0.0.1:%1").arg(port),
+        QStringLiteral("--model"), QStringLiteral("sim-8b"), QStringLiteral("--concurrency"), QStringLiteral("4"),
+        QStringLiteral("--requests"), QString::number(requests), QStringLiteral("--max-tokens"),
+        QString::number(maxTokens), QStringLiteral("--progress"), QStringLiteral("none"), QStringLiteral("--out"),
+        out };
+}
+
 QByteArray httpGet(quint16 port, const QByteArray& path)
 {
     QProcess curl; // a second, independent client for /metrics
@@ -316,12 +326,7 @@ private slots:
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run.jsonl"));
         QProcess run;
-        run.start(QStringLiteral(KNOBSCOPE_BIN),
-            { QStringLiteral("run"), QStringLiteral("--base-url"),
-                QStringLiteral("http://127.0.0.1:%1").arg(sim->port()), QStringLiteral("--model"),
-                QStringLiteral("sim-8b"), QStringLiteral("--concurrency"), QStringLiteral("4"),
-                QStringLiteral("--requests"), QStringLiteral("20"), QStringLiteral("--max-tokens"), QStringLiteral("8"),
-                QStringLiteral("--progress"), QStringLiteral("none"), QStringLiteral("--out"), out });
+        run.start(QStringLiteral(KNOBSCOPE_BIN), cliRunArgs(sim->port(), 20, 8, out));
         QVERIFY(run.waitForFinished(60000));
         QCOMPARE(run.exitCode(), 0);
         QVERIFY(run.readAllStandardOutput().contains("ttft_ms"));
@@ -356,13 +361,7 @@ private slots:
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("stopped.jsonl"));
         QProcess run;
-        run.start(QStringLiteral(KNOBSCOPE_BIN),
-            { QStringLiteral("run"), QStringLiteral("--base-url"),
-                QStringLiteral("http://127.0.0.1:%1").arg(sim->port()), QStringLiteral("--model"),
-                QStringLiteral("sim-8b"), QStringLiteral("--concurrency"), QStringLiteral("4"),
-                QStringLiteral("--requests"), QStringLiteral("10000"), QStringLiteral("--max-tokens"),
-                QStringLiteral("6"), QStringLiteral("--progress"), QStringLiteral("none"), QStringLiteral("--out"),
-                out });
+        run.start(QStringLiteral(KNOBSCOPE_BIN), cliRunArgs(sim->port(), 10000, 6, out));
         QVERIFY(run.waitForStarted());
         auto requestLines = [&] {
             QFile f(out);
