@@ -83,7 +83,12 @@ RunSnapshot Aggregator::snapshot(qint64 nowUs)
     s.tpotMs = summaryOfSorted(m_tpotSorted, m_tpotSum);
     s.itlMs = summaryOfSorted(m_itlSorted, m_itlSum);
 
-    std::vector<double> ttft, tpot, itl;
+    std::vector<double>& ttft = m_windowTtft;
+    std::vector<double>& tpot = m_windowTpot;
+    std::vector<double>& itl = m_windowItl;
+    ttft.clear();
+    tpot.clear();
+    itl.clear();
     double tokens = 0;
     int inWindow = 0;
     for (const Completed& c : m_window) {
@@ -97,9 +102,9 @@ RunSnapshot Aggregator::snapshot(qint64 nowUs)
             tpot.push_back(c.tpotMs);
         itl.insert(itl.end(), c.itlMs.begin(), c.itlMs.end());
     }
-    s.ttftWindowMs = summarize(std::move(ttft));
-    s.tpotWindowMs = summarize(std::move(tpot));
-    s.itlWindowMs = summarize(std::move(itl));
+    s.ttftWindowMs = summarizeBySelection(ttft);
+    s.tpotWindowMs = summarizeBySelection(tpot);
+    s.itlWindowMs = summarizeBySelection(itl);
     const double spanS = std::min(double(m_windowUs), double(std::max<qint64>(nowUs, 1))) / 1e6;
     s.windowReqPerS = inWindow / spanS;
     s.windowOutTokPerS = tokens / spanS;

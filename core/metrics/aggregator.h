@@ -53,6 +53,7 @@ private:
     std::deque<Completed> m_window; ///< ordered by endUs
     std::vector<double> m_ttftSorted, m_tpotSorted, m_itlSorted;
     std::vector<double> m_ttftNew, m_tpotNew, m_itlNew;
+    std::vector<double> m_windowTtft, m_windowTpot, m_windowItl; ///< scratch, reused every snapshot
     double m_ttftSum = 0, m_tpotSum = 0, m_itlSum = 0;
     RunSnapshot m_counts;
 };

@@ -41,4 +41,33 @@ PercentileSummary summarize(std::vector<double> values)
     return s;
 }
 
+PercentileSummary summarizeBySelection(std::vector<double>& values)
+{
+    PercentileSummary s;
+    if (values.empty())
+        return s;
+    const std::size_t last = values.size() - 1;
+    auto lowerBound = values.begin(); // everything before it is <= the previous rank
+    auto at = [&](double p) {
+        const double rank = p / 100.0 * double(last);
+        const auto lower = std::size_t(std::floor(rank));
+        const auto nth = values.begin() + std::ptrdiff_t(lower);
+        std::nth_element(lowerBound, nth, values.end());
+        lowerBound = nth;
+        const double low = *nth;
+        if (lower == last)
+            return low;
+        const double high = *std::min_element(nth + 1, values.end());
+        return low + (high - low) * (rank - double(lower));
+    };
+    s.p50 = at(50);
+    s.p90 = at(90);
+    s.p95 = at(95);
+    s.p99 = at(99);
+    s.max = *std::max_element(lowerBound, values.end());
+    s.mean = std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
+    s.count = int(values.size());
+    return s;
+}
+
 } // namespace ks

@@ -26,4 +26,8 @@ struct PercentileSummary {
 
 PercentileSummary summarize(std::vector<double> values);
 
+/// The same summary by selection (nth_element) instead of a full sort: linear
+/// time, for per-tick live statistics. Reorders `values`.
+PercentileSummary summarizeBySelection(std::vector<double>& values);
+
 } // namespace ks

@@ -31,6 +31,35 @@ private slots:
         QVERIFY(qAbs(ks::percentile(v, p) - expected) < 1e-9);
     }
 
+    void selectionMatchesSorting_data()
+    {
+        QTest::addColumn<int>("size");
+        for (int n : { 1, 2, 3, 7, 100, 1001, 20000 })
+            QTest::newRow(qPrintable(QString::number(n))) << n;
+    }
+    void selectionMatchesSorting()
+    {
+        QFETCH(int, size);
+        std::vector<double> values;
+        quint64 x = 88172645463325252ULL;
+        for (int i = 0; i < size; ++i) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push_back(double(x % 100000) / 7.0 + (i % 5 == 0 ? 1000.0 : 0.0)); // ties and skew
+        }
+        const ks::PercentileSummary sorted = ks::summarize(values);
+        std::vector<double> scratch = values;
+        const ks::PercentileSummary selected = ks::summarizeBySelection(scratch);
+        QCOMPARE(selected.p50, sorted.p50);
+        QCOMPARE(selected.p90, sorted.p90);
+        QCOMPARE(selected.p95, sorted.p95);
+        QCOMPARE(selected.p99, sorted.p99);
+        QCOMPARE(selected.max, sorted.max);
+        QCOMPARE(selected.count, sorted.count);
+        QVERIFY(std::abs(selected.mean - sorted.mean) < 1e-9 * std::abs(sorted.mean));
+    }
+
     void emptyInputIsZero()
     {
         QCOMPARE(ks::percentile(std::vector<double> {}, 50), 0.0);
