@@ -9,3 +9,4 @@ int runCommand(const QStringList& arguments);
 int reportCommand(const QStringList& arguments);
 int calibrateCommand(const QStringList& arguments);
 int compareCommand(const QStringList& arguments);
+int driftCommand(const QStringList& arguments);

@@ -13,10 +13,11 @@ usage:
   knobscope run SPEC.json --out RUNS.jsonl
   knobscope report RUNS.jsonl [--json]
   knobscope compare RUNS.jsonl [--baseline LABEL] [--json | --format md|csv]
+  knobscope drift RUNS.jsonl [OTHER.jsonl] [--json]
   knobscope calibrate [--concurrency C] [--requests N] [--max-tokens T]
 
 'knobscope COMMAND --help' describes each command. Not built yet: the dashboard,
-'open', 'drift' and 'export'.
+'open' and 'export'.
 )";
 
 } // namespace
@@ -46,6 +47,8 @@ int main(int argc, char** argv)
         return calibrateCommand(args);
     if (command == QLatin1String("compare"))
         return compareCommand(args);
+    if (command == QLatin1String("drift"))
+        return driftCommand(args);
     std::fprintf(stderr, "knobscope: unknown command '%s'\n\n%s", qPrintable(command), kUsage);
     return 2;
 }

@@ -40,7 +40,7 @@ int reportCommand(const QStringList& arguments)
         } else {
             // What only the live run could measure is carried over from its summary line.
             for (const char* key :
-                { "client", "connect_ms", "interrupted", "gentle", "server", "status", "peak_in_flight" }) {
+                { "client", "connect_ms", "interrupted", "gentle", "server", "status", "peak_in_flight", "drift" }) {
                 if (run.summary.contains(key))
                     summary[key] = run.summary[key];
             }

@@ -41,6 +41,34 @@ RequestFactory::RequestFactory(const LoadSpec& spec, QByteArray apiKey)
     const qsizetype at = text.indexOf(QByteArray::fromStdString(marker));
     m_bodyHead = text.left(at);
     m_bodyTail = text.mid(at + qsizetype(marker.size()));
+
+    if (m_spec.probes) {
+        // Quality probes: greedy, seeded, natural length (no ignore_eos).
+        for (const Probe& probe : m_spec.probes->probes) {
+            nlohmann::json b = { { "model", m_spec.model.toStdString() }, { "max_tokens", m_spec.maxTokens },
+                { "temperature", 0 }, { "seed", m_spec.seed }, { "stream", true },
+                { "stream_options", { { "include_usage", true } } } };
+            if (m_spec.api == ApiKind::Chat)
+                b["messages"] = probe.messages.is_array()
+                    ? probe.messages
+                    : nlohmann::json::array({ { { "role", "user" }, { "content", probe.prompt.toStdString() } } });
+            else
+                b["prompt"] = probe.prompt.toStdString();
+            m_probeBodies.push_back(QByteArray::fromStdString(b.dump()));
+        }
+    }
+}
+
+const Probe* RequestFactory::probeOf(qint64 index) const
+{
+    if (!m_spec.probes || m_spec.probes->probes.empty())
+        return nullptr;
+    return &m_spec.probes->probes[std::size_t(index) % m_spec.probes->probes.size()];
+}
+
+int RequestFactory::probeRepeatOf(qint64 index) const
+{
+    return m_spec.probes && !m_spec.probes->probes.empty() ? int(index / qint64(m_spec.probes->probes.size())) : -1;
 }
 
 QByteArray RequestFactory::syntheticPrompt(quint64 seed, qint64 index, int words)
@@ -61,6 +89,8 @@ QByteArray RequestFactory::userAgent()
 
 QByteArray RequestFactory::body(qint64 index) const
 {
+    if (!m_probeBodies.empty())
+        return m_probeBodies[std::size_t(index) % m_probeBodies.size()];
     return m_bodyHead + syntheticPrompt(m_spec.seed, index, m_spec.inputTokens) + m_bodyTail;
 }
 

@@ -5,6 +5,8 @@
 #include <QByteArray>
 #include <QNetworkRequest>
 
+#include <vector>
+
 namespace ks {
 
 /// Builds request `index` of an arm. Immutable after construction, so worker
@@ -15,6 +17,9 @@ public:
 
     QNetworkRequest networkRequest(qint64 index) const;
     QByteArray body(qint64 index) const;
+    /// The probe request `index` sends, or nullptr for a load request.
+    const Probe* probeOf(qint64 index) const;
+    int probeRepeatOf(qint64 index) const;
     QUrl modelsUrl() const { return m_modelsUrl; }
     const LoadSpec& spec() const { return m_spec; }
 
@@ -31,6 +36,7 @@ private:
     QUrl m_modelsUrl;
     QByteArray m_bodyHead; ///< everything before the prompt
     QByteArray m_bodyTail; ///< everything after it
+    std::vector<QByteArray> m_probeBodies;
 };
 
 } // namespace ks

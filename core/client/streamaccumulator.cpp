@@ -57,6 +57,8 @@ void StreamAccumulator::onEvent(const SseParser::Event& event)
     }
     if (chunk.completionTokens >= 0)
         m_usageTokens = chunk.completionTokens; // servers differ in where usage goes: keep the last
+    if (chunk.promptTokens >= 0 && m_record.inTokens == 0)
+        m_record.inTokens = chunk.promptTokens; // probes: only the server knows the prompt's length
     m_finishReason = m_finishReason || chunk.finished;
     if (!chunk.hasToken)
         return;
@@ -67,8 +69,14 @@ void StreamAccumulator::onEvent(const SseParser::Event& event)
         if (m_record.ttfcUs < 0)
             m_record.ttfcUs = sinceSend;
         m_hash.addData(chunk.content);
-        if (m_keepContent)
-            m_content += chunk.content;
+        if (m_keepText)
+            m_record.outputText += chunk.content;
+    }
+    if (!chunk.reasoning.isEmpty()) {
+        m_sawReasoning = true;
+        m_reasoningHash.addData(chunk.reasoning);
+        if (m_keepText)
+            m_record.reasoningText += chunk.reasoning;
     }
     if (m_lastTokenUs >= 0)
         m_record.itlUs.push_back(std::int32_t(m_nowUs - m_lastTokenUs));
@@ -88,6 +96,8 @@ RequestRecord StreamAccumulator::finish(qint64 nowUs, const QString& transportEr
     m_record.outTokensFromUsage = m_usageTokens >= 0;
     m_record.outTokens = m_usageTokens >= 0 ? m_usageTokens : m_tokenEvents;
     m_record.outputSha256 = m_hash.result().toHex();
+    if (m_sawReasoning)
+        m_record.reasoningSha256 = m_reasoningHash.result().toHex();
     m_record.ok = m_record.error.isEmpty();
     return std::move(m_record);
 }

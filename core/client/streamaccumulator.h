@@ -24,8 +24,9 @@ public:
     RequestRecord finish(qint64 nowUs, const QString& transportError = {}, const QString& detail = {});
 
     bool sawDone() const { return m_done; }
-    const QByteArray& content() const { return m_content; }
-    void keepContent(bool keep) { m_keepContent = keep; }
+    /// Keep the content and reasoning texts in the record (probes only: load
+    /// requests keep hashes, never text).
+    void keepText(bool keep) { m_keepText = keep; }
 
 private:
     void onEvent(const SseParser::Event& event);
@@ -35,9 +36,10 @@ private:
     RequestRecord m_record;
     SseParser m_parser;
     QCryptographicHash m_hash { QCryptographicHash::Sha256 };
+    QCryptographicHash m_reasoningHash { QCryptographicHash::Sha256 };
+    bool m_sawReasoning = false;
     QByteArray m_errorBody;
-    QByteArray m_content;
-    bool m_keepContent = false;
+    bool m_keepText = false;
     qint64 m_nowUs = 0;
     qint64 m_lastTokenUs = -1;
     int m_tokenEvents = 0;

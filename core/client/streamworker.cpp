@@ -167,6 +167,12 @@ void StreamWorker::send(qint64 index, qint64 tSchedUs)
     record.tSchedUs = tSchedUs;
     record.inTokens = spec.inputTokens;
     record.warmup = index < spec.warmupRequests;
+    const Probe* probe = factory.probeOf(index);
+    if (probe) {
+        record.probe = probe->id;
+        record.probeRepeat = factory.probeRepeatOf(index);
+        record.inTokens = 0; // unknown: the server tokenizes the probe
+    }
 
     QNetworkAccessManager* nam = pickManager();
     ++m_active[nam];
@@ -176,6 +182,7 @@ void StreamWorker::send(qint64 index, qint64 tSchedUs)
     QNetworkReply* reply = nam->post(request, body);
     InFlight flight;
     flight.accumulator = std::make_unique<StreamAccumulator>(spec.api, std::move(record));
+    flight.accumulator->keepText(probe != nullptr);
     flight.nam = nam;
     flight.deadlineUs = monotonicUs() + qint64(spec.requestTimeoutS * 1e6);
     m_inFlight.emplace(reply, std::move(flight));

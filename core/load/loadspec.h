@@ -1,6 +1,9 @@
 #pragma once
 
 #include "api/chunkdecoder.h"
+#include "drift/probeset.h"
+
+#include <memory>
 
 #include <QString>
 #include <QUrl>
@@ -31,6 +34,10 @@ struct LoadSpec {
     bool ignoreEos = true;
     double temperature = 0;
     quint64 seed = 1;
+
+    /// Set for a probe pass: request i sends probe i % n (pass i / n) at
+    /// temperature 0 with `seed`, without ignore_eos, and keeps its text.
+    std::shared_ptr<const ProbeSet> probes;
 
     double requestTimeoutS = 600;
     double stallTimeoutS = 60;

@@ -12,7 +12,7 @@ Aggregator::Aggregator(double windowS)
 
 void Aggregator::add(const RequestRecord& r)
 {
-    if (r.warmup || !r.probe.isEmpty())
+    if (r.warmup)
         return;
     ++m_counts.done;
     if (!r.ok) {

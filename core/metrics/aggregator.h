@@ -25,10 +25,14 @@ struct RunSnapshot {
     PercentileSummary ttftWindowMs, tpotWindowMs, itlWindowMs; ///< completions in the window
     double windowReqPerS = 0;
     double windowOutTokPerS = 0;
+    /// Experiment-wide drift so far (set by the runner): probe outputs received
+    /// and probes whose output differs from the reference; -1 without probes.
+    int probeOutputs = -1;
+    int driftMismatches = -1;
 };
 
 /// Folds request records (in any order) into cumulative and rolling-window
-/// statistics. Warm-up requests and probes are excluded; errors are counted
+/// statistics. Warm-up requests are excluded; errors are counted
 /// but never enter latency percentiles (DESIGN.md section 5).
 class Aggregator {
 public:

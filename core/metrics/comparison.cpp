@@ -23,7 +23,7 @@ std::vector<Series> seriesOf(const RunData& run)
 {
     Series ttft { "ttft_ms", {} }, tpot { "tpot_ms", {} }, itl { "itl_ms", {} }, e2e { "e2e_ms", {} };
     for (const RequestRecord& r : run.requests) {
-        if (!r.ok || r.warmup || !r.probe.isEmpty())
+        if (!r.ok || r.warmup)
             continue;
         if (r.ttftUs >= 0)
             ttft.values.push_back(double(r.ttftUs) / 1000.0);
@@ -60,6 +60,8 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
     std::vector<QString> arms;
     std::map<QString, std::vector<const RunData*>> byArm;
     for (const RunData& run : file.runs) {
+        if (run.info.contains("probes"))
+            continue; // probe passes measure output stability, not load: `knobscope drift`
         const QString arm = run.arm.isEmpty() ? run.run : run.arm;
         if (!byArm.count(arm))
             arms.push_back(arm);

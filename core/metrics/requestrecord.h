@@ -15,6 +15,7 @@ struct RequestRecord {
     QString run;
     qint64 id = 0;
     QString probe; ///< empty for load requests
+    int probeRepeat = -1; ///< which pass over the probe set, for probes
     qint64 tSchedUs = 0; ///< intended send time (rate mode), else the send time
     qint64 tSendUs = 0;
     qint64 tWireUs = -1; ///< when the HTTP stack reported the request written (diagnostic)
@@ -31,6 +32,9 @@ struct RequestRecord {
     QString error; ///< reason code, empty when ok
     QString errorDetail;
     QByteArray outputSha256; ///< hex SHA-256 of the exact content text
+    QByteArray reasoningSha256; ///< hex SHA-256 of the reasoning text; empty when there was none
+    QByteArray outputText; ///< the content text: kept for probes only
+    QByteArray reasoningText; ///< the reasoning text: kept for probes only
 
     qint64 scheduleLagUs() const { return tSendUs - tSchedUs; }
     /// (E2E - TTFT) / (out - 1) in microseconds, or -1 when undefined.

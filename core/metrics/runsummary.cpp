@@ -41,7 +41,7 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
     qint64 lastEnd = std::numeric_limits<qint64>::min();
     double outTokens = 0;
     for (const RequestRecord& r : records) {
-        if (r.warmup || !r.probe.isEmpty())
+        if (r.warmup)
             continue;
         ++requests;
         firstSend = std::min(firstSend, r.tSendUs);

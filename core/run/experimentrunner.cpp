@@ -64,7 +64,9 @@ ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject
         if (!m_snapshotDirty || !m_aggregator)
             return;
         m_snapshotDirty = false;
-        emit snapshotReady(m_run, m_aggregator->snapshot(monotonicUs() - m_t0Us));
+        RunSnapshot snapshot = m_aggregator->snapshot(monotonicUs() - m_t0Us);
+        addDrift(snapshot);
+        emit snapshotReady(m_run, snapshot);
     });
 }
 
@@ -73,6 +75,12 @@ ExperimentRunner::~ExperimentRunner() = default;
 QString ExperimentRunner::start()
 {
     QString error;
+    if (m_spec.probes) {
+        auto loaded = loadProbeSet(m_spec.probes->set);
+        if (const QString* problem = std::get_if<QString>(&loaded))
+            return *problem;
+        m_probeSet = std::make_shared<const ProbeSet>(std::get<ProbeSet>(std::move(loaded)));
+    }
     if (!m_writer.open(m_outPath, &error))
         return error;
     m_writer.write({ { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
@@ -105,67 +113,97 @@ void ExperimentRunner::startConfig()
         return;
     }
     m_arm = 0;
-    const ConfigSpec& config = m_spec.configs[m_config];
-    m_run = config.label;
+    m_restartedForProbes = false;
+    m_run = m_spec.configs[m_config].label;
     const bool needStart = m_spec.server && (!m_serverUp || m_spec.server->restartBetweenConfigs);
-    if (!needStart) {
+    if (needStart)
+        restartServer();
+    else
         startArm();
-        return;
-    }
-    auto launch = [this, &config] {
-        if (m_launcher)
-            m_launcher.release()->deleteLater(); // may be inside one of its own signals
-        m_launcher = std::make_unique<ServerLauncher>();
-        connect(m_launcher.get(), &ServerLauncher::outputLine, this, [this](const QString& line) {
-            emit serverLine(line);
-            serverEvent(QStringLiteral("output"), line);
-        });
-        connect(m_launcher.get(), &ServerLauncher::ready, this, [this](qint64 ms) {
-            m_serverUp = true;
-            serverEvent(QStringLiteral("ready"), QStringLiteral("ready after %1 ms").arg(ms));
-            startArm();
-        });
-        connect(m_launcher.get(), &ServerLauncher::failed, this, [this](LaunchError error, const QString& message) {
-            serverEvent(launchErrorName(error), message);
-            m_problems << QStringLiteral("%1: %2").arg(m_spec.configs[m_config].label, message);
-            m_serverUp = false;
-            ++m_config; // this configuration cannot run; the next one may
-            QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
-        });
-        connect(m_launcher.get(), &ServerLauncher::exitedUnexpectedly, this, [this](const QString& message) {
-            m_serverUp = false;
-            serverEvent(QStringLiteral("exited"), message);
-            m_armProblem = message;
-            if (m_load)
-                m_load->stop(); // ends this arm; the runner moves to the next configuration
-        });
-        ServerLauncher::Options options;
-        options.argv = m_spec.serverCommand(config);
-        options.readyUrl = m_spec.baseUrl.resolved(QUrl(m_spec.server->readyPath));
-        options.readyTimeoutS = m_spec.server->readyTimeoutS;
-        options.stopGraceS = m_spec.server->stopGraceS;
-        options.logPath = QFileInfo(m_outPath).absolutePath() + QLatin1Char('/')
-            + QFileInfo(m_outPath).completeBaseName() + QStringLiteral(".server.log");
-        serverEvent(QStringLiteral("starting"), options.argv.join(QLatin1Char(' ')));
-        m_launcher->start(options);
-    };
+}
+
+void ExperimentRunner::restartServer()
+{
     if (m_launcher && m_launcher->isRunning()) {
-        connect(m_launcher.get(), &ServerLauncher::stopped, this, launch, Qt::QueuedConnection);
+        connect(
+            m_launcher.get(), &ServerLauncher::stopped, this,
+            [this] {
+                m_serverUp = false;
+                serverEvent(QStringLiteral("stopped"), {});
+                launchServer();
+            },
+            static_cast<Qt::ConnectionType>(Qt::QueuedConnection | Qt::SingleShotConnection));
         m_launcher->stop();
     } else {
-        launch();
+        launchServer();
     }
+}
+
+void ExperimentRunner::launchServer()
+{
+    const ConfigSpec& config = m_spec.configs[m_config];
+    if (m_launcher)
+        m_launcher.release()->deleteLater(); // may be inside one of its own signals
+    m_launcher = std::make_unique<ServerLauncher>();
+    connect(m_launcher.get(), &ServerLauncher::outputLine, this, [this](const QString& line) {
+        emit serverLine(line);
+        serverEvent(QStringLiteral("output"), line);
+    });
+    connect(m_launcher.get(), &ServerLauncher::ready, this, [this](qint64 ms) {
+        m_serverUp = true;
+        serverEvent(QStringLiteral("ready"), QStringLiteral("ready after %1 ms").arg(ms));
+        startArm();
+    });
+    connect(m_launcher.get(), &ServerLauncher::failed, this, [this](LaunchError error, const QString& message) {
+        serverEvent(launchErrorName(error), message);
+        m_problems << QStringLiteral("%1: %2").arg(m_spec.configs[m_config].label, message);
+        m_serverUp = false;
+        ++m_config; // this configuration cannot run; the next one may
+        QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
+    });
+    connect(m_launcher.get(), &ServerLauncher::exitedUnexpectedly, this, [this](const QString& message) {
+        m_serverUp = false;
+        serverEvent(QStringLiteral("exited"), message);
+        m_armProblem = message;
+        if (m_load)
+            m_load->stop(); // ends this arm; the runner moves to the next configuration
+    });
+    ServerLauncher::Options options;
+    options.argv = m_spec.serverCommand(config);
+    options.readyUrl = m_spec.baseUrl.resolved(QUrl(m_spec.server->readyPath));
+    options.readyTimeoutS = m_spec.server->readyTimeoutS;
+    options.stopGraceS = m_spec.server->stopGraceS;
+    options.logPath = QFileInfo(m_outPath).absolutePath() + QLatin1Char('/') + QFileInfo(m_outPath).completeBaseName()
+        + QStringLiteral(".server.log");
+    serverEvent(QStringLiteral("starting"), options.argv.join(QLatin1Char(' ')));
+    m_launcher->start(options);
+}
+
+std::size_t ExperimentRunner::stepsPerConfig() const
+{
+    if (!m_spec.probes)
+        return m_spec.arms.size();
+    return m_spec.arms.size() + (m_spec.probes->acrossRestart ? 2 : 1);
 }
 
 void ExperimentRunner::startArm()
 {
-    if (m_stopRequested || m_arm >= m_spec.arms.size() || !m_armProblem.isEmpty()) {
+    if (m_stopRequested || m_arm >= stepsPerConfig() || !m_armProblem.isEmpty()) {
         endConfig();
         return;
     }
     const ConfigSpec& config = m_spec.configs[m_config];
-    const ArmSpec& arm = m_spec.arms[m_arm];
-    const LoadSpec load = m_spec.loadSpec(config, arm);
+    const bool probePass = m_arm >= m_spec.arms.size();
+    m_probeRestart = probePass ? int(m_arm - m_spec.arms.size()) : -1;
+    if (m_probeRestart > 0 && !m_restartedForProbes) {
+        m_restartedForProbes = true; // the pass after a restart: a fresh server process first
+        m_run = config.label + QLatin1Char('/') + probeRunName(m_probeRestart);
+        restartServer();
+        return;
+    }
+    const LoadSpec load = probePass ? m_spec.probeLoadSpec(config, m_probeSet, m_probeRestart)
+                                    : m_spec.loadSpec(config, m_spec.arms[m_arm]);
+    m_armName = probePass ? probeRunName(m_probeRestart) : m_spec.arms[m_arm].name;
     m_run = load.runLabel;
     m_records.clear();
     m_aggregator = std::make_unique<Aggregator>();
@@ -173,11 +211,19 @@ void ExperimentRunner::startArm()
     m_samples = m_samplesWaiting = 0;
     m_metricsProblem.clear();
     m_load = std::make_unique<LoadRunner>(load);
-    connect(m_load.get(), &LoadRunner::started, this, [this, &config, &arm](qint64 t0) {
+    connect(m_load.get(), &LoadRunner::started, this, [this, &config](qint64 t0) {
         m_t0Us = t0;
-        m_writer.write(
-            { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) }, { "arm", text(arm.name) },
-                { "t0_wall", isoNow() }, { "knobs", config.knobs }, { "model", text(config.model) } });
+        nlohmann::json line
+            = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) }, { "arm", text(m_armName) },
+                  { "t0_wall", isoNow() }, { "knobs", config.knobs }, { "model", text(config.model) } };
+        if (m_probeRestart >= 0) {
+            line["probes"] = m_probeSet->identity();
+            line["probes"]["restart"] = m_probeRestart;
+            line["probes"]["repeats"] = m_probeRestart == 0 ? m_spec.probes->repeats : 1;
+            line["probes"]["max_tokens"] = m_spec.probes->maxTokens;
+            line["probes"]["concurrency"] = m_spec.probes->concurrency;
+        }
+        m_writer.write(line);
         m_writer.flush();
         m_scraper = std::make_unique<MetricsScraper>(m_spec.baseUrl, t0);
         connect(m_scraper.get(), &MetricsScraper::sampled, this, &ExperimentRunner::writeServerSample);
@@ -195,17 +241,87 @@ void ExperimentRunner::startArm()
             m_aggregator->add(r);
         }
         m_writer.flush();
+        if (m_probeRestart >= 0)
+            addProbeRecords(batch);
         m_snapshotDirty = true;
     });
     connect(m_load.get(), &LoadRunner::progressed, this, &ExperimentRunner::progressed);
     connect(m_load.get(), &LoadRunner::finished, this, &ExperimentRunner::onArmFinished);
-    emit armStarted(m_run, int(m_config * m_spec.arms.size() + m_arm), int(m_spec.configs.size() * m_spec.arms.size()));
+    emit armStarted(m_run, int(m_config * stepsPerConfig() + m_arm), int(m_spec.configs.size() * stepsPerConfig()));
     if (const QString error = m_load->start(); !error.isEmpty()) {
         m_problems << QStringLiteral("%1: %2").arg(m_run, error);
         m_load.reset();
         ++m_arm;
         QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection);
     }
+}
+
+void ExperimentRunner::addProbeRecords(const QVector<RequestRecord>& batch)
+{
+    const ConfigSpec& config = m_spec.configs[m_config];
+    for (const RequestRecord& r : batch) {
+        if (r.probe.isEmpty())
+            continue;
+        const int repeat = std::max(0, r.probeRepeat);
+        // Passes stay ordered by (configuration, restart, repeat) even when a
+        // later repeat's first output arrives before an earlier one's.
+        auto it = std::find_if(m_probePasses.begin(), m_probePasses.end(), [&](const ProbePass& p) {
+            return p.config == config.label && p.restart == m_probeRestart && p.repeat == repeat;
+        });
+        if (it == m_probePasses.end()) {
+            auto at = std::find_if(m_probePasses.begin(), m_probePasses.end(), [&](const ProbePass& p) {
+                return p.config == config.label
+                    && (p.restart > m_probeRestart || (p.restart == m_probeRestart && p.repeat > repeat));
+            });
+            ProbePass pass;
+            pass.config = config.label;
+            pass.model = config.model;
+            pass.restart = m_probeRestart;
+            pass.repeat = repeat;
+            it = m_probePasses.insert(at, std::move(pass));
+        }
+        ProbeOutput o;
+        o.probe = r.probe;
+        o.ok = r.ok;
+        o.error = r.error;
+        o.contentSha256 = r.outputSha256;
+        o.reasoningSha256 = r.reasoningSha256;
+        it->outputs.push_back(std::move(o)); // texts stay in the file; the live count needs hashes only
+    }
+    m_drift = analyzeDrift(m_probePasses, m_probeSet->identity());
+}
+
+nlohmann::json ExperimentRunner::driftOfCurrentRun() const
+{
+    const QString& config = m_spec.configs[m_config].label;
+    nlohmann::json ids = nlohmann::json::array();
+    int errors = 0;
+    for (int row = 0; row < m_drift.probes.size(); ++row) {
+        bool changed = false;
+        for (std::size_t c = 0; c < m_drift.columns.size(); ++c) {
+            const auto& column = m_drift.columns[c];
+            if (column.config != config || column.restart != m_probeRestart)
+                continue;
+            changed = changed || m_drift.cells[std::size_t(row)][c] == ProbeState::Changed;
+            errors += m_drift.cells[std::size_t(row)][c] == ProbeState::Error;
+        }
+        if (changed)
+            ids.push_back(text(m_drift.probes[row]));
+    }
+    return { { "probes", m_probeSet->probes.size() }, { "mismatches", ids.size() }, { "mismatch_ids", ids },
+        { "errors", errors }, { "reference", "first pass of the first configuration serving the same model" } };
+}
+
+void ExperimentRunner::addDrift(RunSnapshot& snapshot) const
+{
+    if (!m_probeSet)
+        return;
+    snapshot.probeOutputs = 0;
+    for (const ProbePass& pass : m_probePasses)
+        snapshot.probeOutputs += int(pass.outputs.size());
+    snapshot.driftMismatches = 0;
+    for (const ConfigDrift& c : m_drift.configs)
+        snapshot.driftMismatches += int(c.mismatches.size());
 }
 
 void ExperimentRunner::writeServerSample(const ServerSample& s)
@@ -227,14 +343,19 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     if (m_scraper)
         m_scraper->stop();
     m_snapshotTimer.stop();
-    if (m_aggregator)
-        emit snapshotReady(m_run, m_aggregator->snapshot(monotonicUs() - m_t0Us)); // the final state
+    if (m_aggregator) {
+        RunSnapshot last = m_aggregator->snapshot(monotonicUs() - m_t0Us);
+        addDrift(last);
+        emit snapshotReady(m_run, last); // the final state
+    }
     const ConfigSpec& config = m_spec.configs[m_config];
-    const ArmSpec& arm = m_spec.arms[m_arm];
-    nlohmann::json summary = summarizeRun(m_run, config.label, arm.name, m_records, m_spec.slo, clientLoadOf(result));
+    nlohmann::json summary = summarizeRun(m_run, config.label, m_armName, m_records, m_spec.slo, clientLoadOf(result));
     const auto mns = config.knobText(QStringLiteral("max_num_seqs"));
-    const bool gentle
-        = isGentleArm(m_records, m_samples, m_samplesWaiting, mns ? std::optional<int>(mns->toInt()) : std::nullopt);
+    // Probe passes are gentle on purpose: the check is for load arms.
+    const bool gentle = m_probeRestart < 0
+        && isGentleArm(m_records, m_samples, m_samplesWaiting, mns ? std::optional<int>(mns->toInt()) : std::nullopt);
+    if (m_probeRestart >= 0)
+        summary["drift"] = driftOfCurrentRun();
     summary["gentle"] = gentle;
     summary["peak_in_flight"] = peakInFlight(m_records);
     summary["server"] = { { "max_waiting", m_maxWaiting >= 0 ? nlohmann::json(m_maxWaiting) : nlohmann::json(nullptr) },

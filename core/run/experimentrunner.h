@@ -1,5 +1,7 @@
 #pragma once
 
+#include "drift/driftanalysis.h"
+#include "drift/probeset.h"
 #include "load/loadrunner.h"
 #include "metrics/aggregator.h"
 #include "run/experimentspec.h"
@@ -41,7 +43,14 @@ signals:
 
 private:
     void startConfig();
+    /// Stops the server if it runs, starts it again, then continues with startArm().
+    void restartServer();
+    void launchServer();
     void startArm();
+    std::size_t stepsPerConfig() const;
+    void addProbeRecords(const QVector<RequestRecord>& batch);
+    nlohmann::json driftOfCurrentRun() const;
+    void addDrift(RunSnapshot& snapshot) const;
     void onArmFinished(const LoadResult& result);
     void endConfig();
     void finishExperiment();
@@ -57,6 +66,12 @@ private:
     std::size_t m_config = 0;
     std::size_t m_arm = 0;
     QString m_run;
+    QString m_armName;
+    int m_probeRestart = -1; ///< the probe pass now running (restarts before it), -1 for load arms
+    bool m_restartedForProbes = false;
+    std::shared_ptr<const ProbeSet> m_probeSet;
+    std::vector<ProbePass> m_probePasses; ///< every probe output so far, in pass order
+    DriftReport m_drift;
     qint64 m_t0Us = 0;
     std::vector<RequestRecord> m_records;
     std::unique_ptr<Aggregator> m_aggregator;

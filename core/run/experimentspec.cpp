@@ -261,8 +261,11 @@ void readConfigs(Checker& c, const json& doc, ExperimentSpec& spec)
 void readArms(Checker& c, const json& doc, ExperimentSpec& spec)
 {
     const auto it = doc.find("arms");
-    if (it == doc.end() || !it->is_array() || it->empty()) {
-        c.fail(QStringLiteral("arms"), QStringLiteral("expected a non-empty list of arms"));
+    const bool hasProbes = doc.contains("probes") && !doc["probes"].is_null();
+    if (it == doc.end() && hasProbes)
+        return; // a drift-only experiment
+    if (it == doc.end() || !it->is_array() || (it->empty() && !hasProbes)) {
+        c.fail(QStringLiteral("arms"), QStringLiteral("expected a non-empty list of arms (or \"probes\")"));
         return;
     }
     QSet<QString> names;
@@ -276,6 +279,8 @@ void readArms(Checker& c, const json& doc, ExperimentSpec& spec)
                 "input_tokens", "warmup" });
         ArmSpec arm;
         arm.name = c.string(j, path, "name", true).value_or(QString());
+        if (arm.name.startsWith(QLatin1String("probes")))
+            c.fail(child(path, "name"), QStringLiteral("arm names starting with \"probes\" are kept for probe passes"));
         if (!arm.name.isEmpty() && names.contains(arm.name))
             c.fail(child(path, "name"), QStringLiteral("duplicate arm name \"%1\"").arg(arm.name));
         names.insert(arm.name);
@@ -427,6 +432,32 @@ LoadSpec ExperimentSpec::loadSpec(const ConfigSpec& config, const ArmSpec& arm) 
     load.seed = seed;
     load.runLabel = config.label + QLatin1Char('/') + arm.name;
     return load;
+}
+
+LoadSpec ExperimentSpec::probeLoadSpec(const ConfigSpec& config, std::shared_ptr<const ProbeSet> set, int restart) const
+{
+    LoadSpec load;
+    load.baseUrl = baseUrl;
+    load.api = api;
+    load.model = config.model;
+    load.apiKeyEnv = apiKeyEnv;
+    load.verifyTls = verifyTls;
+    load.mode = LoadSpec::Mode::Concurrency;
+    load.concurrency = probes->concurrency;
+    load.requests = int(set->probes.size()) * (restart == 0 ? probes->repeats : 1);
+    load.maxTokens = probes->maxTokens;
+    load.inputTokens = 1; // unused: probes send their own prompts
+    load.ignoreEos = false;
+    load.temperature = 0;
+    load.seed = seed;
+    load.probes = std::move(set);
+    load.runLabel = config.label + QLatin1Char('/') + probeRunName(restart);
+    return load;
+}
+
+QString probeRunName(int restart)
+{
+    return restart == 0 ? QStringLiteral("probes") : QStringLiteral("probes-restart%1").arg(restart);
 }
 
 std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const QByteArray& text)

@@ -73,7 +73,13 @@ struct ExperimentSpec {
     QStringList serverCommand(const ConfigSpec& config) const;
     /// The load of one arm against one configuration.
     LoadSpec loadSpec(const ConfigSpec& config, const ArmSpec& arm) const;
+    /// One probe pass against one configuration: every probe `repeats` times
+    /// before any restart, once after each.
+    LoadSpec probeLoadSpec(const ConfigSpec& config, std::shared_ptr<const ProbeSet> set, int restart) const;
 };
+
+/// The arm name of probe passes: "probes", then "probes-restart1".
+QString probeRunName(int restart);
 
 struct SpecError {
     QString path; ///< e.g. "configs[1].knobs.max_num_seqs"; empty for the document itself

@@ -7,7 +7,7 @@ nlohmann::json toJson(const RequestRecord& r)
     auto optional = [](qint64 v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
     auto text
         = [](const QString& s) { return s.isEmpty() ? nlohmann::json(nullptr) : nlohmann::json(s.toStdString()); };
-    return {
+    nlohmann::json j = {
         { "type", "request" },
         { "run", r.run.toStdString() },
         { "id", r.id },
@@ -30,6 +30,14 @@ nlohmann::json toJson(const RequestRecord& r)
         { "output_sha256",
             r.outputSha256.isEmpty() ? nlohmann::json(nullptr) : nlohmann::json(r.outputSha256.toStdString()) },
     };
+    if (!r.reasoningSha256.isEmpty())
+        j["reasoning_sha256"] = r.reasoningSha256.toStdString();
+    if (!r.probe.isEmpty()) {
+        j["probe_repeat"] = r.probeRepeat;
+        j["output_text"] = r.outputText.toStdString();
+        j["reasoning_text"] = r.reasoningText.toStdString();
+    }
+    return j;
 }
 
 std::optional<RequestRecord> requestFromJson(const nlohmann::json& j, QString* error)
@@ -64,6 +72,10 @@ std::optional<RequestRecord> requestFromJson(const nlohmann::json& j, QString* e
         r.error = text("error");
         r.errorDetail = text("error_detail");
         r.outputSha256 = text("output_sha256").toLatin1();
+        r.reasoningSha256 = text("reasoning_sha256").toLatin1();
+        r.probeRepeat = j.value("probe_repeat", r.probe.isEmpty() ? -1 : 0);
+        r.outputText = text("output_text").toUtf8();
+        r.reasoningText = text("reasoning_text").toUtf8();
         return r;
     } catch (const nlohmann::json::exception& e) {
         *error = QStringLiteral("request record: ") + QString::fromUtf8(e.what());

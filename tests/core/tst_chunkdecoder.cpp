@@ -22,13 +22,14 @@ RequestRecord run(const QByteArray& stream, qsizetype cut, ApiKind api, QByteArr
     RequestRecord seed;
     seed.tSendUs = 0;
     StreamAccumulator acc(api, seed);
-    acc.keepContent(true);
+    acc.keepText(true);
     acc.onStatus(200);
     acc.onBytes(stream.left(cut), 1000);
     acc.onBytes(stream.mid(cut), 5000);
+    RequestRecord record = acc.finish(6000);
     if (content)
-        *content = acc.content();
-    return acc.finish(6000);
+        *content = record.outputText;
+    return record;
 }
 
 } // namespace

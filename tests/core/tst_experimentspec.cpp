@@ -144,6 +144,9 @@ private slots:
         QTest::newRow("restart without server") << "/server"
                                                 << ""
                                                 << "probes.across_restart: needs a \"server\" command";
+        QTest::newRow("arm named like a probe pass") << "/arms/0/name"
+                                                     << "\"probes\""
+                                                     << "arms[0].name: arm names starting with \"probes\"";
         QTest::newRow("unknown top-level field") << "/confgs"
                                                  << "[]"
                                                  << "confgs: unknown field";
@@ -174,6 +177,15 @@ private slots:
         doc["arms"][0]["mode"] = "x";
         doc["target"]["api"] = "y";
         QVERIFY(errorsOf(doc).size() >= 3);
+    }
+
+    void driftOnlyExperiment()
+    {
+        json doc = validSpec();
+        doc["arms"] = json::array();
+        QVERIFY(errorsOf(doc).empty()); // probes alone are an experiment
+        doc.erase("probes");
+        QVERIFY(!errorsOf(doc).empty());
     }
 
     void notJsonIsOneClearError()
