@@ -10,3 +10,5 @@ int reportCommand(const QStringList& arguments);
 int calibrateCommand(const QStringList& arguments);
 int compareCommand(const QStringList& arguments);
 int driftCommand(const QStringList& arguments);
+/// The dashboard (QApplication); argc/argv untouched.
+int guiMain(int argc, char** argv);

@@ -29,6 +29,10 @@ struct RunSnapshot {
     /// and probes whose output differs from the reference; -1 without probes.
     int probeOutputs = -1;
     int driftMismatches = -1;
+    /// The server's latest scrape (set by the runner); -1 when unknown.
+    double serverRunning = -1;
+    double serverWaiting = -1;
+    double kvCacheUsage = -1;
 };
 
 /// Folds request records (in any order) into cumulative and rolling-window

@@ -65,7 +65,7 @@ ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject
             return;
         m_snapshotDirty = false;
         RunSnapshot snapshot = m_aggregator->snapshot(monotonicUs() - m_t0Us);
-        addDrift(snapshot);
+        decorate(snapshot);
         emit snapshotReady(m_run, snapshot);
     });
 }
@@ -209,6 +209,7 @@ void ExperimentRunner::startArm()
     m_aggregator = std::make_unique<Aggregator>();
     m_maxWaiting = m_maxRunning = -1;
     m_samples = m_samplesWaiting = 0;
+    m_lastSample = {};
     m_metricsProblem.clear();
     m_load = std::make_unique<LoadRunner>(load);
     connect(m_load.get(), &LoadRunner::started, this, [this, &config](qint64 t0) {
@@ -312,8 +313,11 @@ nlohmann::json ExperimentRunner::driftOfCurrentRun() const
         { "errors", errors }, { "reference", "first pass of the first configuration serving the same model" } };
 }
 
-void ExperimentRunner::addDrift(RunSnapshot& snapshot) const
+void ExperimentRunner::decorate(RunSnapshot& snapshot) const
 {
+    snapshot.serverRunning = m_lastSample.running.value_or(-1);
+    snapshot.serverWaiting = m_lastSample.waiting.value_or(-1);
+    snapshot.kvCacheUsage = m_lastSample.kvCacheUsage.value_or(-1);
     if (!m_probeSet)
         return;
     snapshot.probeOutputs = 0;
@@ -329,6 +333,8 @@ void ExperimentRunner::writeServerSample(const ServerSample& s)
     auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     m_writer.write({ { "type", "server" }, { "run", text(m_run) }, { "t_us", s.tUs }, { "running", value(s.running) },
         { "waiting", value(s.waiting) }, { "kv_cache_usage", value(s.kvCacheUsage) }, { "engine", text(s.engine) } });
+    m_lastSample = s;
+    m_snapshotDirty = true; // queue depth moves even while nothing completes
     if (s.waiting) {
         m_maxWaiting = std::max(m_maxWaiting, *s.waiting);
         ++m_samples;
@@ -345,7 +351,7 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     m_snapshotTimer.stop();
     if (m_aggregator) {
         RunSnapshot last = m_aggregator->snapshot(monotonicUs() - m_t0Us);
-        addDrift(last);
+        decorate(last);
         emit snapshotReady(m_run, last); // the final state
     }
     const ConfigSpec& config = m_spec.configs[m_config];

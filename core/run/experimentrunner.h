@@ -50,7 +50,8 @@ private:
     std::size_t stepsPerConfig() const;
     void addProbeRecords(const QVector<RequestRecord>& batch);
     nlohmann::json driftOfCurrentRun() const;
-    void addDrift(RunSnapshot& snapshot) const;
+    /// Adds what the aggregator cannot know: drift so far and the latest scrape.
+    void decorate(RunSnapshot& snapshot) const;
     void onArmFinished(const LoadResult& result);
     void endConfig();
     void finishExperiment();
@@ -81,6 +82,7 @@ private:
     int m_samples = 0;
     int m_samplesWaiting = 0;
     double m_maxRunning = -1;
+    ServerSample m_lastSample;
     QString m_metricsProblem;
     QString m_armProblem; ///< the server died during this arm
     QStringList m_problems; ///< per experiment, for the final message

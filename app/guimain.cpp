@@ -1,0 +1,133 @@
+#include "commands.h"
+
+#include "livepage.h"
+#include "mainwindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTabWidget>
+#include <QTimer>
+
+#include <cstdio>
+#include <memory>
+
+namespace {
+
+/// `--shot PAGE:WHEN:FILE`: grab the window showing PAGE (live, compare, drift,
+/// log) WHEN seconds after start, or at "end" of the run; packaging/screenshot uses it.
+struct Shot {
+    int page = 0;
+    int afterMs = -1; ///< -1: when the run ends
+    QString file;
+};
+
+bool parseShot(const QString& text, Shot* shot)
+{
+    const QStringList parts = text.split(QLatin1Char(':'));
+    if (parts.size() < 3)
+        return false;
+    static const QStringList pages
+        = { QStringLiteral("live"), QStringLiteral("compare"), QStringLiteral("drift"), QStringLiteral("log") };
+    shot->page = int(pages.indexOf(parts[0]));
+    bool ok = true;
+    shot->afterMs = parts[1] == QLatin1String("end") ? -1 : int(parts[1].toDouble(&ok) * 1000);
+    shot->file = parts.mid(2).join(QLatin1Char(':'));
+    return ok && shot->page >= 0 && !shot->file.isEmpty();
+}
+
+void take(ks::MainWindow* window, const Shot& shot)
+{
+    window->pages()->setCurrentIndex(shot.page);
+    window->livePage()->resetZoom();
+    QApplication::processEvents();
+    if (window->grab().save(shot.file))
+        std::fprintf(stderr, "knobscope: wrote %s\n", qPrintable(shot.file));
+    else
+        std::fprintf(stderr, "knobscope: could not write %s\n", qPrintable(shot.file));
+}
+
+bool hasDisplay(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        if (qstrcmp(argv[i], "-platform") == 0)
+            return true;
+    }
+    return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")
+        || qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
+}
+
+} // namespace
+
+int guiMain(int argc, char** argv)
+{
+    if (!hasDisplay(argc, argv)) {
+        std::fputs(
+            "knobscope: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so the dashboard cannot open.\n"
+            "Use a subcommand ('knobscope --help'), or run it under xvfb-run or with QT_QPA_PLATFORM=offscreen.\n",
+            stderr);
+        return 2;
+    }
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("knobscope"));
+    QApplication::setOrganizationName(QStringLiteral("knobscope"));
+    QApplication::setApplicationVersion(QStringLiteral(KNOBSCOPE_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("The knobscope dashboard."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("SPEC.json"), QStringLiteral("Experiment to open (optional)."));
+    parser.addOption({ QStringLiteral("run"), QStringLiteral("Start the experiment at once.") });
+    parser.addOption({ QStringLiteral("shot"),
+        QStringLiteral("Save a screenshot of PAGE (live|compare|drift|log) WHEN seconds after start or at 'end' of "
+                       "the run, then quit after the last one. Repeatable."),
+        QStringLiteral("PAGE:WHEN:FILE") });
+    parser.addOption({ QStringLiteral("size"), QStringLiteral("Window size, e.g. 1280x800."), QStringLiteral("WxH") });
+    parser.process(app);
+
+    std::vector<Shot> timed, atEnd;
+    for (const QString& text : parser.values(QStringLiteral("shot"))) {
+        Shot shot;
+        if (!parseShot(text, &shot)) {
+            std::fprintf(
+                stderr, "knobscope: --shot wants PAGE:SECONDS:FILE or PAGE:end:FILE, got '%s'\n", qPrintable(text));
+            return 2;
+        }
+        (shot.afterMs < 0 ? atEnd : timed).push_back(shot);
+    }
+
+    auto window = std::make_unique<ks::MainWindow>();
+    if (!parser.positionalArguments().isEmpty() && !window->openSpec(parser.positionalArguments().first()))
+        return 2;
+    if (parser.isSet(QStringLiteral("size"))) {
+        const QStringList wh = parser.value(QStringLiteral("size")).split(QLatin1Char('x'));
+        if (wh.size() == 2)
+            window->resize(wh[0].toInt(), wh[1].toInt());
+    } else if (!timed.empty() || !atEnd.empty()) {
+        window->resize(1280, 800);
+    }
+    window->show();
+
+    auto remaining = std::make_shared<int>(int(timed.size() + atEnd.size()));
+    auto done = [remaining, w = window.get()] {
+        if (--*remaining == 0)
+            QTimer::singleShot(0, w, [w] { w->close(); });
+    };
+    for (const Shot& shot : timed)
+        QTimer::singleShot(shot.afterMs, window.get(), [w = window.get(), shot, done] {
+            take(w, shot);
+            done();
+        });
+    if (!atEnd.empty()) {
+        QObject::connect(window.get(), &ks::MainWindow::runEnded, window.get(), [w = window.get(), atEnd, done] {
+            QTimer::singleShot(800, w, [w, atEnd, done] {
+                for (const Shot& shot : atEnd) {
+                    take(w, shot);
+                    done();
+                }
+            });
+        });
+    }
+    if (parser.isSet(QStringLiteral("run")))
+        QTimer::singleShot(200, window.get(), [w = window.get()] { w->run(); });
+    return app.exec();
+}

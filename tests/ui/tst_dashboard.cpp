@@ -1,0 +1,136 @@
+// The dashboard against a real knobscope-sim: the charts show exactly what the
+// core reports, and Stop mid-run leaves a valid run file.
+#include "charts/timeseriesplot.h"
+#include "experimentdocument.h"
+#include "livepage.h"
+#include "mainwindow.h"
+#include "metrics/runsummary.h"
+#include "runcontroller.h"
+#include "store/runfile.h"
+
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTcpServer>
+#include <QTest>
+
+using namespace ks;
+using nlohmann::json;
+
+namespace {
+
+quint16 freePort()
+{
+    QTcpServer server;
+    server.listen(QHostAddress::LocalHost, 0);
+    return server.serverPort();
+}
+
+json shortSpec(int requests)
+{
+    const quint16 port = freePort();
+    return { { "name", "dashboard-test" }, { "target", { { "base_url", "http://127.0.0.1:" + std::to_string(port) } } },
+        { "server",
+            { { "command",
+                  { KNOBSCOPE_SIM_BIN, "--port", std::to_string(port), "--profile", "sim-1.8b", "--max-num-seqs",
+                      "{max_num_seqs}" } },
+                { "ready_timeout_s", 20 } } },
+        { "configs", { { { "label", "mns4" }, { "model", "sim-1.8b" }, { "knobs", { { "max_num_seqs", 4 } } } } } },
+        { "arms",
+            { { { "name", "burst" }, { "mode", "concurrency" }, { "concurrency", 8 }, { "requests", requests },
+                { "max_tokens", 24 } } } },
+        { "prompts", { { "input_tokens", 16 } } } };
+}
+
+struct Recorded {
+    QString run;
+    RunSnapshot snapshot;
+};
+
+} // namespace
+
+class TestDashboard : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void chartsShowWhatTheCoreReports()
+    {
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        QString error;
+        QVERIFY(window.document()->load(QByteArray::fromStdString(shortSpec(64).dump()), &error));
+        std::vector<Recorded> seen;
+        connect(window.controller(), &RunController::snapshotReady, this,
+            [&seen](const QString& run, const RunSnapshot& s) {
+                seen.push_back({ run, s });
+            });
+        QSignalSpy ended(&window, &MainWindow::runEnded);
+        window.run();
+        QVERIFY(window.isRunning());
+        QVERIFY(ended.wait(60000));
+        QCOMPARE(ended.first().first().toString(), QString());
+        QVERIFY(seen.size() >= 3);
+
+        // Every snapshot with completions in its window is a point on the TTFT chart, at the same value.
+        const TimeSeriesPlot* ttft = window.livePage()->chart(QStringLiteral("ttft"));
+        const QVector<QPointF> p50 = ttft->points(QStringLiteral("mns4/p50/w"));
+        const QVector<QPointF> p99 = ttft->points(QStringLiteral("mns4/p99/w"));
+        std::vector<QPointF> expected50, expected99;
+        for (const Recorded& r : seen) {
+            if (r.snapshot.ttftWindowMs.count == 0)
+                continue;
+            const double x = window.livePage()->xOf(r.run, r.snapshot.atS);
+            expected50.push_back({ x, r.snapshot.ttftWindowMs.p50 });
+            expected99.push_back({ x, r.snapshot.ttftWindowMs.p99 });
+        }
+        QCOMPARE(qsizetype(p50.size()), qsizetype(expected50.size()));
+        for (std::size_t i = 0; i < expected50.size(); ++i) {
+            QCOMPARE(p50[qsizetype(i)], expected50[i]);
+            QCOMPARE(p99[qsizetype(i)], expected99[i]);
+        }
+
+        // The last cumulative point is the run's TTFT p50 recomputed from the file.
+        RunFile file;
+        QVERIFY(readRunFile(window.runFilePath(), &file, &error));
+        QCOMPARE(file.runs.size(), std::size_t(1));
+        const json summary
+            = summarizeRun(file.runs[0].run, file.runs[0].config, file.runs[0].arm, file.runs[0].requests, {});
+        QCOMPARE(summary["requests"].get<int>(), 64);
+        const QVector<QPointF> cumulative = ttft->points(QStringLiteral("mns4/p50/c"));
+        QVERIFY(!cumulative.isEmpty());
+        QCOMPARE(cumulative.back().y(), summary["ttft_ms"]["p50"].get<double>());
+
+        // The queue built up at mns 4 with 8 clients, and the chart shows it.
+        const QVector<QPointF> waiting
+            = window.livePage()->chart(QStringLiteral("server"))->points(QStringLiteral("mns4/waiting"));
+        QVERIFY(!waiting.isEmpty());
+        QVERIFY(std::any_of(waiting.begin(), waiting.end(), [](const QPointF& p) { return p.y() >= 1; }));
+    }
+
+    void stopMidRunLeavesAValidFile()
+    {
+        MainWindow window;
+        window.show();
+        QString error;
+        QVERIFY(window.document()->load(QByteArray::fromStdString(shortSpec(100000).dump()), &error));
+        QSignalSpy snapshots(window.controller(), &RunController::snapshotReady);
+        QSignalSpy ended(&window, &MainWindow::runEnded);
+        window.run();
+        QVERIFY(snapshots.wait(30000));
+        window.stop();
+        QVERIFY(ended.wait(30000));
+        QVERIFY(!window.isRunning());
+
+        RunFile file;
+        QVERIFY(readRunFile(window.runFilePath(), &file, &error));
+        QVERIFY(file.issues.empty());
+        QVERIFY(!file.truncated);
+        QCOMPARE(file.runs.size(), std::size_t(1));
+        QCOMPARE(file.runs[0].summary.value("status", std::string()), std::string("stopped"));
+        QVERIFY(file.runs[0].requests.size() < 100000);
+    }
+};
+
+QTEST_MAIN(TestDashboard)
+#include "tst_dashboard.moc"

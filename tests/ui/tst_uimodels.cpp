@@ -1,0 +1,156 @@
+// The editor's item models under QAbstractItemModelTester, and a spec round trip
+// through the model API.
+#include "experimentdocument.h"
+#include "models/runlistmodel.h"
+#include "models/spectablemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QTest>
+
+using namespace ks;
+using nlohmann::json;
+
+namespace {
+
+json bundled(const char* name)
+{
+    QFile file(QStringLiteral(KNOBSCOPE_RESOURCES "/experiments/") + QString::fromLatin1(name));
+    if (!file.open(QIODevice::ReadOnly))
+        return nullptr;
+    return json::parse(file.readAll().toStdString());
+}
+
+int columnOf(const QAbstractItemModel& model, const QString& header)
+{
+    for (int c = 0; c < model.columnCount(); ++c) {
+        if (model.headerData(c, Qt::Horizontal).toString() == header)
+            return c;
+    }
+    return -1;
+}
+
+} // namespace
+
+class TestUiModels : public QObject {
+    Q_OBJECT
+private slots:
+    void specTableModelIsConsistent()
+    {
+        ExperimentDocument doc;
+        QString error;
+        QVERIFY(doc.load(QByteArray::fromStdString(bundled("one-knob.json").dump()), &error));
+        SpecTableModel* configs = doc.configs();
+        QAbstractItemModelTester tester(configs, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(configs->rowCount(), 2);
+        QVERIFY(configs->insertRows(1, 2));
+        QVERIFY(configs->removeRows(0, 1));
+        QVERIFY(configs->moveRows({}, 0, 1, {}, 3));
+        QVERIFY(!configs->moveRows({}, 0, 1, {}, 1)); // onto itself: refused
+        QVERIFY(configs->duplicateRow(0));
+        configs->addColumn({ QStringLiteral("knobs.max_model_len"), QStringLiteral("max_model_len"),
+            SpecTableModel::Kind::Integer, {} });
+        QVERIFY(configs->setData(configs->index(0, 0), QStringLiteral("renamed")));
+        QCOMPARE(configs->rowCount(), 4);
+        QVERIFY(!configs->insertRows(9, 1));
+        QVERIFY(!configs->removeRows(3, 2));
+
+        SpecTableModel* arms = doc.arms();
+        QAbstractItemModelTester armTester(arms, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(arms->moveRows({}, 2, 1, {}, 0));
+        QCOMPARE(arms->data(arms->index(0, 0)).toString(), QStringLiteral("stress"));
+        doc.load(QByteArray::fromStdString(bundled("small-vs-large.json").dump()), &error); // a reset
+        QCOMPARE(arms->rowCount(), 1);
+    }
+
+    void runListModelIsConsistent()
+    {
+        RunListModel runs;
+        QAbstractItemModelTester tester(&runs, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        runs.runStarted(QStringLiteral("a/stress"));
+        runs.progressed(QStringLiteral("a/stress"), 32, 64);
+        QCOMPARE(runs.data(runs.index(0, RunListModel::ProgressColumn), RunListModel::kProgressRole).toInt(), 500);
+        runs.runFinished(QStringLiteral("a/stress"),
+            { { "status", "completed" }, { "requests", 64 }, { "ttft_ms", { { "p50", 418.5 } } },
+                { "warnings", { "this arm never queued: it measured an idle server" } } });
+        QCOMPARE(runs.data(runs.index(0, RunListModel::TtftColumn)).toString(), QStringLiteral("418.5"));
+        QVERIFY(
+            runs.data(runs.index(0, RunListModel::StatusColumn)).toString().contains(QStringLiteral("idle server")));
+        runs.runFinished(QStringLiteral("b/stress"), { { "status", "stopped" } }); // never started: still listed
+        QCOMPARE(runs.rowCount(), 2);
+        runs.clear();
+        QCOMPARE(runs.rowCount(), 0);
+    }
+
+    void editorRoundTripsASpec()
+    {
+        const json original = bundled("one-knob.json");
+        QVERIFY(original.is_object());
+        json withExtras = original;
+        withExtras["slo"]["note"] = "kept"; // unknown to the editor: must survive untouched
+        withExtras["configs"][0]["comment"] = "kept too";
+
+        ExperimentDocument doc;
+        QString error;
+        QVERIFY(doc.load(QByteArray::fromStdString(withExtras.dump()), &error));
+        SpecTableModel* configs = doc.configs();
+        SpecTableModel* arms = doc.arms();
+        const int mns = columnOf(*configs, QStringLiteral("max_num_seqs"));
+        QVERIFY(mns >= 0);
+        QVERIFY(configs->setData(configs->index(1, mns), QStringLiteral("16")));
+        QVERIFY(configs->insertRows(2, 1));
+        QVERIFY(configs->setData(configs->index(2, 0), QStringLiteral("mns64")));
+        QVERIFY(configs->setData(configs->index(2, mns), QStringLiteral("64")));
+        const int requests = columnOf(*arms, QStringLiteral("Requests"));
+        QVERIFY(arms->setData(arms->index(0, requests), QStringLiteral("32")));
+        QVERIFY(arms->removeRows(1, 1));
+        doc.setValue(QStringLiteral("target.api"), "chat");
+        doc.setValue(QStringLiteral("probes"), { { "set", "builtin:quality-50" }, { "repeats", 2 } });
+
+        // The same edits made directly on the JSON.
+        json expected = withExtras;
+        expected["configs"][1]["knobs"]["max_num_seqs"] = 16;
+        expected["configs"].push_back(
+            { { "label", "mns64" }, { "model", "sim-8b" }, { "knobs", { { "max_num_seqs", 64 } } } });
+        expected["arms"][0]["requests"] = 32;
+        expected["arms"].erase(1);
+        expected["target"]["api"] = "chat";
+        expected["probes"] = { { "set", "builtin:quality-50" }, { "repeats", 2 } };
+
+        const json saved = json::parse(doc.toBytes().toStdString());
+        QCOMPARE(QString::fromStdString(saved.dump(1)), QString::fromStdString(expected.dump(1)));
+    }
+
+    void validatorProblemsMarkTheCell()
+    {
+        ExperimentDocument doc;
+        QString error;
+        QVERIFY(doc.load(QByteArray::fromStdString(bundled("one-knob.json").dump()), &error));
+        SpecTableModel* configs = doc.configs();
+        const int mns = columnOf(*configs, QStringLiteral("max_num_seqs"));
+        QVERIFY(configs->setData(configs->index(1, mns), QStringLiteral("lots")));
+        QVERIFY(std::holds_alternative<std::vector<SpecError>>(doc.validate()));
+        const QModelIndex bad = configs->index(1, mns);
+        QVERIFY(configs->data(bad, Qt::BackgroundRole).isValid());
+        QVERIFY2(configs->data(bad, Qt::ToolTipRole).toString().contains(QStringLiteral("whole number")),
+            qPrintable(configs->data(bad, Qt::ToolTipRole).toString()));
+        QVERIFY(!configs->data(configs->index(0, mns), Qt::BackgroundRole).isValid());
+        QVERIFY(doc.problems().contains(QStringLiteral("configs[1].knobs.max_num_seqs")));
+
+        QVERIFY(configs->setData(bad, QStringLiteral("16")));
+        QVERIFY(std::holds_alternative<ExperimentSpec>(doc.validate()));
+        QVERIFY(!configs->data(bad, Qt::BackgroundRole).isValid());
+    }
+
+    void notJsonIsRefused()
+    {
+        ExperimentDocument doc;
+        QString error;
+        QVERIFY(!doc.load("[1, 2", &error));
+        QVERIFY(error.contains(QStringLiteral("JSON")));
+        QVERIFY(doc.configs()->rowCount() > 0); // the previous experiment is still there
+    }
+};
+
+QTEST_MAIN(TestUiModels)
+#include "tst_uimodels.moc"

@@ -1,0 +1,179 @@
+#include "charts/timeseriesplot.h"
+
+#include <qcustomplot.h>
+
+#include <QToolTip>
+#include <QVBoxLayout>
+
+namespace ks {
+
+TimeSeriesPlot::TimeSeriesPlot(const QString& title, const QString& yLabel, QWidget* parent)
+    : QWidget(parent)
+    , m_plot(new QCustomPlot(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    setMinimumHeight(150);
+
+    const QPalette pal = palette(); // follow the system's light or dark palette
+    const QColor text = pal.color(QPalette::WindowText);
+    const QColor grid = pal.color(QPalette::Mid);
+    m_plot->setBackground(pal.brush(QPalette::Base));
+    for (QCPAxis* axis : { m_plot->xAxis, m_plot->yAxis, m_plot->yAxis2 }) {
+        axis->setBasePen(QPen(text));
+        axis->setTickPen(QPen(text));
+        axis->setSubTickPen(QPen(text));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(text);
+        axis->grid()->setPen(QPen(grid, 0, Qt::DotLine));
+    }
+    m_plot->plotLayout()->insertRow(0);
+    auto* heading = new QCPTextElement(m_plot, title, QFont(font().family(), font().pointSize(), QFont::Bold));
+    heading->setTextColor(text);
+    m_plot->plotLayout()->addElement(0, 0, heading);
+    m_plot->xAxis->setLabel(QStringLiteral("experiment time (s)"));
+    m_plot->yAxis->setLabel(yLabel);
+    m_plot->yAxis->setRangeLower(0);
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->setNoAntialiasingOnDrag(true);
+    m_plot->setToolTip(QStringLiteral("Drag to pan, wheel to zoom, double-click to reset"));
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { showValueAt(e->pos()); });
+    connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_userZoomed = true; });
+    connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_userZoomed = true; });
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, &TimeSeriesPlot::resetZoom);
+}
+
+void TimeSeriesPlot::ensureSeries(const QString& key, const QString& name, const QPen& pen, bool rightAxis)
+{
+    if (m_graphs.contains(key))
+        return;
+    QCPGraph* graph = m_plot->addGraph(m_plot->xAxis, rightAxis ? m_plot->yAxis2 : m_plot->yAxis);
+    graph->setName(name);
+    graph->setPen(pen);
+    graph->setAdaptiveSampling(true);
+    if (rightAxis)
+        m_plot->yAxis2->setVisible(true);
+    m_graphs.insert(key, graph);
+}
+
+void TimeSeriesPlot::append(const QString& key, double x, double y)
+{
+    if (QCPGraph* graph = m_graphs.value(key)) {
+        graph->addData(x, y);
+        m_dirty = true;
+    }
+}
+
+void TimeSeriesPlot::setSeriesVisible(const QString& key, bool visible)
+{
+    if (QCPGraph* graph = m_graphs.value(key); graph && graph->visible() != visible) {
+        graph->setVisible(visible);
+        m_dirty = true;
+    }
+}
+
+void TimeSeriesPlot::setRightAxisLabel(const QString& label)
+{
+    m_plot->yAxis2->setLabel(label);
+}
+
+void TimeSeriesPlot::addBoundary(double x, const QString& label, const QColor& color)
+{
+    auto* line = new QCPItemStraightLine(m_plot);
+    line->point1->setCoords(x, 0);
+    line->point2->setCoords(x, 1);
+    line->setPen(QPen(color, 1, Qt::DashLine));
+    auto* text = new QCPItemText(m_plot);
+    text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    text->position->setCoords(x, 0.02);
+    text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    text->setText(QStringLiteral(" ") + label);
+    text->setColor(color);
+    text->setClipToAxisRect(true);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    text->setFont(small);
+    m_notesY = 0.92;
+    m_dirty = true;
+}
+
+void TimeSeriesPlot::addNote(double x, const QString& text)
+{
+    auto* note = new QCPItemText(m_plot);
+    note->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    note->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(x, m_notesY);
+    note->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    note->setText(QStringLiteral(" ⚠ ") + text);
+    note->setColor(QColor(200, 120, 0));
+    note->setClipToAxisRect(true);
+    m_dirty = true;
+}
+
+void TimeSeriesPlot::clear()
+{
+    m_plot->clearGraphs();
+    m_plot->clearItems();
+    m_plot->yAxis2->setVisible(false);
+    m_graphs.clear();
+    m_userZoomed = false;
+    m_dirty = true;
+}
+
+void TimeSeriesPlot::replot()
+{
+    if (!m_dirty || !isVisible())
+        return;
+    m_dirty = false;
+    if (!m_userZoomed) {
+        m_plot->rescaleAxes(true); // visible series only
+        m_plot->xAxis->setRangeLower(std::min(0.0, m_plot->xAxis->range().lower)); // keep the first arm's marker
+        for (QCPAxis* axis : { m_plot->yAxis, m_plot->yAxis2 }) {
+            QCPRange r = axis->range();
+            axis->setRange(0, r.upper > 0 ? r.upper * 1.08 : 1); // latency and counts start at zero
+        }
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimeSeriesPlot::resetZoom()
+{
+    m_userZoomed = false;
+    m_dirty = true;
+    replot();
+}
+
+QVector<QPointF> TimeSeriesPlot::points(const QString& key) const
+{
+    QVector<QPointF> out;
+    if (const QCPGraph* graph = m_graphs.value(key)) {
+        for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
+            out.push_back({ it->key, it->value });
+    }
+    return out;
+}
+
+void TimeSeriesPlot::showValueAt(const QPoint& position)
+{
+    const double x = m_plot->xAxis->pixelToCoord(position.x());
+    QStringList lines;
+    for (auto it = m_graphs.constBegin(); it != m_graphs.constEnd(); ++it) {
+        const QCPGraph* graph = it.value();
+        if (graph->data()->isEmpty() || !graph->visible())
+            continue;
+        auto point = graph->data()->findBegin(x, false);
+        if (point == graph->data()->constEnd() || std::abs(point->key - x) > 2.0)
+            continue; // only series with a point within 2 s of the cursor
+        lines << QStringLiteral("%1: %2").arg(graph->name(), QString::number(point->value, 'f', 1));
+    }
+    lines.sort();
+    if (lines.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(m_plot->mapToGlobal(position),
+            QStringLiteral("t = %1 s\n").arg(x, 0, 'f', 1) + lines.join(QLatin1Char('\n')), m_plot);
+}
+
+} // namespace ks

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <QHash>
+#include <QPen>
+#include <QWidget>
+
+class QCustomPlot;
+class QCPGraph;
+class QCPAxis;
+
+namespace ks {
+
+/// One live chart: named series of (seconds, value) points on QCustomPlot,
+/// with adaptive sampling (so a million points redraw in milliseconds), arm
+/// boundary markers, a hover read-out, and drag/wheel zoom that
+/// resetZoom() undoes. Appending only marks the chart dirty; replot() draws it,
+/// and the owner calls that on its own timer (STYLE.md: batched updates).
+class TimeSeriesPlot : public QWidget {
+    Q_OBJECT
+public:
+    TimeSeriesPlot(const QString& title, const QString& yLabel, QWidget* parent = nullptr);
+
+    /// Creates the series on first use. `rightAxis` puts it on the second y axis.
+    void ensureSeries(const QString& key, const QString& name, const QPen& pen, bool rightAxis = false);
+    void append(const QString& key, double x, double y);
+    void setRightAxisLabel(const QString& label);
+    void setSeriesVisible(const QString& key, bool visible);
+    void addBoundary(double x, const QString& label, const QColor& color);
+    /// A note on the arm that starts at `x` (the gentle-arm warning).
+    void addNote(double x, const QString& text);
+    void clear();
+    void replot();
+    void resetZoom();
+
+    /// The points of one series, for tests and export.
+    QVector<QPointF> points(const QString& key) const;
+    QStringList seriesKeys() const { return m_graphs.keys(); }
+    QCustomPlot* plot() const { return m_plot; }
+
+private:
+    void showValueAt(const QPoint& position);
+
+    QCustomPlot* m_plot;
+    QHash<QString, QCPGraph*> m_graphs;
+    bool m_dirty = false;
+    bool m_userZoomed = false;
+    double m_notesY = 0.92;
+};
+
+} // namespace ks

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <QHash>
+#include <QStringList>
+#include <QTimer>
+#include <QWidget>
+
+class QLabel;
+class QTableView;
+class QGroupBox;
+
+namespace ks {
+
+class ExperimentDocument;
+class ModelCatalog;
+class SpecTableModel;
+
+/// The left panel: every field of an experiment spec, bound to an
+/// ExperimentDocument. Fields and cells that the spec validator rejects are
+/// marked with its message; the editor never blocks typing.
+class ExperimentEditor : public QWidget {
+    Q_OBJECT
+public:
+    ExperimentEditor(ExperimentDocument* document, QWidget* parent = nullptr);
+
+    /// Validates now (also done 300 ms after each edit).
+    void validateNow();
+    QStringList problemTexts() const;
+    void setRunning(bool running);
+
+private:
+    QWidget* field(const QString& path, const QString& toolTip, const QString& placeholder = {});
+    QWidget* checkBox(const QString& path, const QString& text, bool defaultValue, const QString& toolTip);
+    QWidget* tableWithButtons(SpecTableModel* model, QTableView** view, const QString& what);
+    void refreshFields();
+    void showProblems(const QHash<QString, QString>& problems);
+    void refreshModels();
+
+    ExperimentDocument* m_document;
+    ModelCatalog* m_catalog;
+    QHash<QString, QWidget*> m_fields; ///< spec path -> its widget
+    QTableView* m_configView = nullptr;
+    QTableView* m_armView = nullptr;
+    QLabel* m_problems;
+    QLabel* m_modelStatus;
+    QGroupBox* m_probeBox = nullptr;
+    QStringList m_serverModels;
+    QTimer m_validateTimer;
+    bool m_refreshing = false;
+};
+
+} // namespace ks

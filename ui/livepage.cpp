@@ -1,0 +1,292 @@
+#include "livepage.h"
+
+#include "charts/timeseriesplot.h"
+#include "models/runlistmodel.h"
+#include "progressdelegate.h"
+
+#include <QCheckBox>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace ks {
+
+namespace {
+
+// Colour-blind-safe qualitative palette (Okabe-Ito), one colour per configuration.
+const QColor kConfigColors[] = { QColor(0, 114, 178), QColor(213, 94, 0), QColor(0, 158, 115), QColor(204, 121, 167),
+    QColor(230, 159, 0), QColor(86, 180, 233), QColor(120, 120, 120), QColor(240, 228, 66) };
+
+struct PercentileStyle {
+    const char* name;
+    Qt::PenStyle pen;
+    double width;
+};
+const PercentileStyle kPercentiles[]
+    = { { "p50", Qt::SolidLine, 2.0 }, { "p95", Qt::DashLine, 1.4 }, { "p99", Qt::DotLine, 1.4 } };
+
+double percentileOf(const PercentileSummary& s, int i)
+{
+    return i == 0 ? s.p50 : i == 1 ? s.p95 : s.p99;
+}
+
+} // namespace
+
+QString configOfRun(const QString& run)
+{
+    return run.section(QLatin1Char('/'), 0, 0);
+}
+
+LivePage::LivePage(QWidget* parent)
+    : QWidget(parent)
+    , m_legend(new QLabel(this))
+    , m_cumulativeBox(new QCheckBox(tr("&Cumulative"), this))
+    , m_runs(new RunListModel(this))
+    , m_runTable(new QTableView(this))
+{
+    auto* top = new QHBoxLayout;
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setWordWrap(true);
+    top->addWidget(m_legend, 1);
+    m_cumulativeBox->setToolTip(tr("Latency percentiles since each run began, instead of over the last 10 s"));
+    connect(m_cumulativeBox, &QCheckBox::toggled, this, [this](bool on) {
+        setCumulative(on);
+        emit cumulativeToggled(on);
+    });
+    top->addWidget(m_cumulativeBox);
+    auto* reset = new QPushButton(tr("Reset &zoom"), this);
+    reset->setToolTip(tr("Show all data again (Ctrl+0; double-click a chart)"));
+    connect(reset, &QPushButton::clicked, this, &LivePage::resetZoom);
+    top->addWidget(reset);
+
+    auto* grid = new QGridLayout;
+    grid->setSpacing(4);
+    const struct {
+        const char* key;
+        QString title;
+        QString unit;
+    } charts[] = {
+        { "ttft", tr("Time to first token"), tr("ms") },
+        { "tpot", tr("Time per output token"), tr("ms") },
+        { "itl", tr("Inter-token latency"), tr("ms") },
+        { "throughput", tr("Throughput (last 10 s)"), tr("requests/s") },
+        { "server", tr("Server queue (scraped)"), tr("requests") },
+        { "errors", tr("Errors by reason (cumulative)"), tr("requests") },
+        { "drift", tr("Drift: probes changed so far"), tr("probes") },
+    };
+    int i = 0;
+    for (const auto& c : charts) {
+        auto* chart = new TimeSeriesPlot(c.title, c.unit, this);
+        m_charts.insert(QString::fromLatin1(c.key), chart);
+        if (i < 6)
+            grid->addWidget(chart, i / 2, i % 2);
+        else
+            grid->addWidget(chart, i / 2, 0, 1, 2); // drift spans the row; shown only when the experiment probes
+        ++i;
+    }
+    m_charts[QStringLiteral("drift")]->hide();
+    m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
+    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used (%)"));
+
+    auto* chartsArea = new QWidget(this);
+    auto* chartsLayout = new QVBoxLayout(chartsArea);
+    chartsLayout->setContentsMargins(0, 0, 0, 0);
+    chartsLayout->addLayout(top);
+    chartsLayout->addLayout(grid, 1);
+
+    m_runTable->setModel(m_runs);
+    m_runTable->setItemDelegateForColumn(RunListModel::ProgressColumn, new ProgressDelegate(m_runTable));
+    m_runTable->horizontalHeader()->setSectionResizeMode(RunListModel::StatusColumn, QHeaderView::Stretch);
+    m_runTable->horizontalHeader()->resizeSection(RunListModel::RunColumn, 170);
+    m_runTable->horizontalHeader()->resizeSection(RunListModel::ProgressColumn, 150);
+    m_runTable->verticalHeader()->hide();
+    m_runTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_runTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(chartsArea);
+    splitter->addWidget(m_runTable);
+    splitter->setStretchFactor(0, 5);
+    splitter->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(splitter);
+
+    m_replotTimer.setInterval(100); // charts redraw at most 10 times a second, however much data arrives
+    connect(&m_replotTimer, &QTimer::timeout, this, [this] {
+        for (TimeSeriesPlot* chart : std::as_const(m_charts))
+            chart->replot();
+    });
+    m_replotTimer.start();
+    updateLegend();
+}
+
+void LivePage::clear()
+{
+    for (TimeSeriesPlot* chart : std::as_const(m_charts))
+        chart->clear();
+    m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
+    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used (%)"));
+    m_offsets.clear();
+    m_colors.clear();
+    m_configs.clear();
+    m_nextOffset = 0;
+    m_runs->clear();
+    m_charts[QStringLiteral("drift")]->hide();
+    updateLegend();
+}
+
+QColor LivePage::colorOf(const QString& config)
+{
+    if (!m_colors.contains(config)) {
+        m_colors.insert(config, kConfigColors[m_configs.size() % std::size(kConfigColors)]);
+        m_configs << config;
+        updateLegend();
+    }
+    return m_colors.value(config);
+}
+
+void LivePage::updateLegend()
+{
+    QString html;
+    for (const QString& config : std::as_const(m_configs))
+        html += QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp;&nbsp; ")
+                    .arg(m_colors.value(config).name(), config.toHtmlEscaped());
+    if (m_configs.isEmpty())
+        html = tr("No run yet: press Run (Ctrl+R). ");
+    html += tr("&nbsp;&nbsp;<b>━</b> p50 &nbsp;<b>╍</b> p95 &nbsp;<b>┈</b> p99 &nbsp;(%1)")
+                .arg(m_cumulative ? tr("cumulative") : tr("last 10 s"));
+    m_legend->setText(html);
+}
+
+void LivePage::runStarted(const QString& run)
+{
+    if (m_offsets.contains(run))
+        return;
+    m_offsets.insert(run, m_nextOffset);
+    const QColor color = colorOf(configOfRun(run));
+    for (TimeSeriesPlot* chart : std::as_const(m_charts))
+        chart->addBoundary(m_nextOffset, run, color);
+    m_runs->runStarted(run);
+}
+
+void LivePage::addPercentiles(
+    const QString& chart, const QString& config, const QString& suffix, const PercentileSummary& s, double x)
+{
+    if (s.count == 0)
+        return; // no completions in the window: a gap, not a zero
+    TimeSeriesPlot* plot = m_charts.value(chart);
+    const QColor color = colorOf(config);
+    for (int i = 0; i < 3; ++i) {
+        const QString key = QStringLiteral("%1/%2/%3").arg(config, QLatin1String(kPercentiles[i].name), suffix);
+        plot->ensureSeries(key, QStringLiteral("%1 %2").arg(config, QLatin1String(kPercentiles[i].name)),
+            QPen(color, kPercentiles[i].width, kPercentiles[i].pen));
+        plot->append(key, x, percentileOf(s, i));
+    }
+}
+
+void LivePage::addSnapshot(const QString& run, const RunSnapshot& s)
+{
+    runStarted(run);
+    const QString config = configOfRun(run);
+    const QColor color = colorOf(config);
+    const double x = xOf(run, s.atS);
+    m_nextOffset = std::max(m_nextOffset, x + 1.0);
+
+    addPercentiles(QStringLiteral("ttft"), config, QStringLiteral("w"), s.ttftWindowMs, x);
+    addPercentiles(QStringLiteral("ttft"), config, QStringLiteral("c"), s.ttftMs, x);
+    addPercentiles(QStringLiteral("tpot"), config, QStringLiteral("w"), s.tpotWindowMs, x);
+    addPercentiles(QStringLiteral("tpot"), config, QStringLiteral("c"), s.tpotMs, x);
+    addPercentiles(QStringLiteral("itl"), config, QStringLiteral("w"), s.itlWindowMs, x);
+    addPercentiles(QStringLiteral("itl"), config, QStringLiteral("c"), s.itlMs, x);
+
+    TimeSeriesPlot* throughput = m_charts[QStringLiteral("throughput")];
+    throughput->ensureSeries(config + QStringLiteral("/req"), config + tr(" req/s"), QPen(color, 2));
+    throughput->ensureSeries(
+        config + QStringLiteral("/tok"), config + tr(" tok/s"), QPen(color, 1.2, Qt::DashDotLine), true);
+    throughput->append(config + QStringLiteral("/req"), x, s.windowReqPerS);
+    throughput->append(config + QStringLiteral("/tok"), x, s.windowOutTokPerS);
+
+    TimeSeriesPlot* server = m_charts[QStringLiteral("server")];
+    if (s.serverRunning >= 0) {
+        server->ensureSeries(config + QStringLiteral("/running"), config + tr(" running"), QPen(color, 2));
+        server->append(config + QStringLiteral("/running"), x, s.serverRunning);
+    }
+    if (s.serverWaiting >= 0) {
+        server->ensureSeries(
+            config + QStringLiteral("/waiting"), config + tr(" waiting"), QPen(color, 1.6, Qt::DashLine));
+        server->append(config + QStringLiteral("/waiting"), x, s.serverWaiting);
+    }
+    if (s.kvCacheUsage >= 0) {
+        server->ensureSeries(config + QStringLiteral("/kv"), config + tr(" KV %"), QPen(color, 1, Qt::DotLine), true);
+        server->append(config + QStringLiteral("/kv"), x, s.kvCacheUsage * 100.0);
+    }
+
+    TimeSeriesPlot* errors = m_charts[QStringLiteral("errors")];
+    int reasonIndex = 0;
+    for (auto it = s.errorsByReason.begin(); it != s.errorsByReason.end(); ++it, ++reasonIndex) {
+        const QString key = config + QLatin1Char('/') + it.key();
+        errors->ensureSeries(key, config + QLatin1Char(' ') + it.key(),
+            QPen(color, 1.6, reasonIndex % 2 ? Qt::DashLine : Qt::SolidLine));
+        errors->append(key, x, it.value());
+    }
+
+    if (s.driftMismatches >= 0) {
+        TimeSeriesPlot* drift = m_charts[QStringLiteral("drift")];
+        drift->show();
+        drift->ensureSeries(
+            QStringLiteral("mismatches"), tr("changed probes"), QPen(palette().color(QPalette::Text), 2));
+        drift->append(QStringLiteral("mismatches"), x, s.driftMismatches);
+    }
+    if (s.ttftMs.count > 0)
+        m_runs->updateTtft(run, s.ttftMs.p50);
+    applySeriesVisibility();
+}
+
+void LivePage::progressed(const QString& run, int done, int expected)
+{
+    m_runs->progressed(run, done, expected);
+}
+
+void LivePage::runFinished(const QString& run, const nlohmann::json& summary)
+{
+    m_runs->runFinished(run, summary);
+    if (summary.value("gentle", false))
+        m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("gentle: never queued"));
+    if (summary.value("status", std::string()) == "server_exited")
+        m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("server exited"));
+}
+
+void LivePage::setCumulative(bool cumulative)
+{
+    m_cumulative = cumulative;
+    if (m_cumulativeBox->isChecked() != cumulative)
+        m_cumulativeBox->setChecked(cumulative);
+    applySeriesVisibility();
+    updateLegend();
+    resetZoom();
+}
+
+void LivePage::applySeriesVisibility()
+{
+    const QString hidden = m_cumulative ? QStringLiteral("/w") : QStringLiteral("/c");
+    for (const char* name : { "ttft", "tpot", "itl" }) {
+        TimeSeriesPlot* chart = m_charts.value(QString::fromLatin1(name));
+        for (const QString& key : chart->seriesKeys())
+            chart->setSeriesVisible(key, !key.endsWith(hidden));
+    }
+}
+
+void LivePage::resetZoom()
+{
+    for (TimeSeriesPlot* chart : std::as_const(m_charts))
+        chart->resetZoom();
+}
+
+} // namespace ks

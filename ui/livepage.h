@@ -1,0 +1,71 @@
+#pragma once
+
+#include "metrics/aggregator.h"
+
+#include <QHash>
+#include <QTimer>
+#include <QWidget>
+
+#include <nlohmann/json.hpp>
+
+class QCheckBox;
+class QLabel;
+class QTableView;
+
+namespace ks {
+
+class RunListModel;
+class TimeSeriesPlot;
+
+/// The Live page: every statistic of the current experiment over experiment
+/// time, one colour per configuration, percentiles by line style, arm
+/// boundaries marked, and the runs with their progress below. It is fed value
+/// snapshots (live or replayed alike) and replots on its own 10 Hz timer.
+class LivePage : public QWidget {
+    Q_OBJECT
+public:
+    explicit LivePage(QWidget* parent = nullptr);
+
+    void clear();
+    void runStarted(const QString& run);
+    void addSnapshot(const QString& run, const RunSnapshot& snapshot);
+    void progressed(const QString& run, int done, int expected);
+    void runFinished(const QString& run, const nlohmann::json& summary);
+    void setCumulative(bool cumulative);
+    bool isCumulative() const { return m_cumulative; }
+    void resetZoom();
+
+    /// Chart access for tests and export: "ttft", "tpot", "itl", "throughput",
+    /// "errors", "server", "drift".
+    TimeSeriesPlot* chart(const QString& name) const { return m_charts.value(name); }
+    /// The x of a snapshot of `run` taken `atS` seconds into that run.
+    double xOf(const QString& run, double atS) const { return m_offsets.value(run) + atS; }
+    RunListModel* runs() const { return m_runs; }
+
+signals:
+    void cumulativeToggled(bool cumulative);
+
+private:
+    QColor colorOf(const QString& config);
+    void addPercentiles(
+        const QString& chart, const QString& config, const QString& suffix, const PercentileSummary& s, double x);
+    void updateLegend();
+    void applySeriesVisibility();
+
+    QHash<QString, TimeSeriesPlot*> m_charts;
+    QHash<QString, double> m_offsets; ///< run -> experiment time at its start
+    QHash<QString, QColor> m_colors; ///< configuration -> colour, in first-seen order
+    QStringList m_configs;
+    double m_nextOffset = 0;
+    bool m_cumulative = false;
+    QLabel* m_legend;
+    QCheckBox* m_cumulativeBox;
+    RunListModel* m_runs;
+    QTableView* m_runTable;
+    QTimer m_replotTimer;
+};
+
+/// The run label's configuration part ("mns32/stress" -> "mns32").
+QString configOfRun(const QString& run);
+
+} // namespace ks

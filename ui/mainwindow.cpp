@@ -1,0 +1,366 @@
+#include "mainwindow.h"
+
+#include "experimentdocument.h"
+#include "experimenteditor.h"
+#include "livepage.h"
+#include "runcontroller.h"
+#include "settings.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace ks {
+
+namespace {
+
+QString clock(double seconds)
+{
+    const int s = int(seconds + 0.5);
+    return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+QLabel* placeholder(const QString& text, QWidget* parent)
+{
+    auto* label = new QLabel(text, parent);
+    label->setAlignment(Qt::AlignCenter);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setMargin(40);
+    return label;
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_settings(new Settings(this))
+    , m_document(new ExperimentDocument(this))
+    , m_editor(new ExperimentEditor(m_document, this))
+    , m_controller(new RunController(this))
+    , m_live(new LivePage(this))
+    , m_log(new QPlainTextEdit(this))
+    , m_comparePlaceholder(placeholder(QString(), this))
+    , m_driftPlaceholder(placeholder(QString(), this))
+    , m_pages(new QTabWidget(this))
+    , m_splitter(new QSplitter(Qt::Horizontal, this))
+    , m_status(new QLabel(this))
+{
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(20000);
+    m_log->setFont(QFont(QStringLiteral("monospace")));
+    m_pages->addTab(m_live, tr("&Live"));
+    m_pages->addTab(m_comparePlaceholder, tr("&Compare"));
+    m_pages->addTab(m_driftPlaceholder, tr("&Drift"));
+    m_pages->addTab(m_log, tr("L&og"));
+    m_splitter->addWidget(m_editor);
+    m_splitter->addWidget(m_pages);
+    m_splitter->setStretchFactor(0, 0);
+    m_splitter->setStretchFactor(1, 1);
+    m_splitter->setSizes({ 440, 840 });
+    setCentralWidget(m_splitter);
+    statusBar()->addWidget(m_status, 1);
+    m_status->setText(tr("Ready. Press Run (Ctrl+R) to start the experiment."));
+
+    connect(m_controller, &RunController::runStarted, this, &MainWindow::onRunStarted);
+    connect(m_controller, &RunController::progressed, this, &MainWindow::onProgress);
+    connect(m_controller, &RunController::snapshotReady, this, &MainWindow::onSnapshot);
+    connect(m_controller, &RunController::runFinished, this, &MainWindow::onRunFinished);
+    connect(m_controller, &RunController::serverLine, this, [this](const QString& line) { log(line); });
+    connect(m_controller, &RunController::finished, this, &MainWindow::onFinished);
+    connect(m_document, &ExperimentDocument::changed, this, &MainWindow::updateTitle);
+    m_live->setCumulative(m_settings->chartsCumulative());
+    connect(m_live, &LivePage::cumulativeToggled, m_settings, &Settings::setChartsCumulative);
+
+    buildMenus();
+    restoreGeometry(m_settings->windowGeometry());
+    restoreState(m_settings->windowState());
+    if (!m_settings->splitterState().isEmpty())
+        m_splitter->restoreState(m_settings->splitterState());
+    const QString last = m_settings->lastSpecPath();
+    if (last.isEmpty() || !QFileInfo::exists(last) || !openSpec(last))
+        loadBundled(QStringLiteral("one-knob"));
+    updateActions();
+    const QString notBuilt = tr("<p><b>%1 page: not built yet.</b></p><p>%2</p>");
+    m_comparePlaceholder->setText(notBuilt.arg(tr("Compare"),
+        tr("Side-by-side charts with ratios and confidence intervals come with the next dashboard issue. The numbers "
+           "exist today: run <code>knobscope compare RUNS.jsonl</code> on the run file shown in the status bar.")));
+    m_driftPlaceholder->setText(notBuilt.arg(tr("Drift"),
+        tr("The probe-by-run matrix comes with the next dashboard issue. The Live page charts drift as probes "
+           "finish; <code>knobscope drift RUNS.jsonl</code> prints every changed probe and where it diverges.")));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New experiment"), QKeySequence::New, this, [this] {
+        QString ignored;
+        m_document->load(QByteArray::fromStdString(ExperimentDocument::newExperiment().dump()), &ignored);
+        m_specPath.clear();
+        updateTitle();
+    });
+    file->addAction(tr("&Open experiment…"), QKeySequence::Open, this, &MainWindow::openSpecDialog);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    QMenu* bundled = file->addMenu(tr("Open &bundled"));
+    for (const char* name : { "one-knob", "small-vs-large", "drift" })
+        bundled->addAction(QString::fromLatin1(name), this, [this, name] { loadBundled(QString::fromLatin1(name)); });
+    file->addAction(tr("&Save experiment"), QKeySequence::Save, this, [this] {
+        if (m_specPath.isEmpty() || m_specPath.startsWith(QLatin1Char(':')))
+            saveSpecAs();
+        else
+            saveSpec(m_specPath);
+    });
+    file->addAction(tr("Save experiment &as…"), QKeySequence::SaveAs, this, &MainWindow::saveSpecAs);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    rebuildRecentMenu();
+
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    m_runAction = runMenu->addAction(tr("&Run experiment"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::run);
+    m_runAction->setToolTip(tr("Run every arm against every configuration into a new run file"));
+    m_stopAction = runMenu->addAction(tr("&Stop"), QKeySequence(Qt::Key_Escape), this, &MainWindow::stop);
+    m_stopAction->setToolTip(tr("End the current arm cleanly; the run file stays valid"));
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (int i = 0; i < m_pages->count(); ++i) {
+        view->addAction(m_pages->tabText(i).remove(QLatin1Char('&')), QKeySequence(Qt::CTRL | (Qt::Key_1 + i)), this,
+            [this, i] { m_pages->setCurrentIndex(i); });
+    }
+    view->addSeparator();
+    QAction* cumulative = view->addAction(tr("&Cumulative percentiles"));
+    cumulative->setCheckable(true);
+    cumulative->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_U));
+    cumulative->setChecked(m_settings->chartsCumulative());
+    connect(cumulative, &QAction::toggled, m_live, &LivePage::setCumulative);
+    connect(m_live, &LivePage::cumulativeToggled, cumulative, &QAction::setChecked);
+    view->addAction(tr("&Reset zoom"), QKeySequence(Qt::CTRL | Qt::Key_0), m_live, &LivePage::resetZoom);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About knobscope"), this, [this] {
+        QMessageBox::about(this, tr("About knobscope"),
+            tr("<p><b>knobscope %1</b></p><p>Benchmarks LLM inference servers and shows what one knob does to "
+               "latency, throughput and output stability.</p><p>Formats, metrics and the simulator are described "
+               "in the docs/ folder of the source.</p>")
+                .arg(QStringLiteral(KNOBSCOPE_VERSION)));
+    });
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    for (const QString& path : m_settings->recentFiles())
+        m_recentMenu->addAction(path, this, [this, path] { openSpec(path); });
+    m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
+}
+
+bool MainWindow::openSpec(const QString& path)
+{
+    QFile file(path);
+    QString error;
+    if (!file.open(QIODevice::ReadOnly)) {
+        error = file.errorString();
+    } else if (m_document->load(file.readAll(), &error)) {
+        m_specPath = path;
+        if (!path.startsWith(QLatin1Char(':'))) {
+            m_settings->setLastSpecPath(path);
+            m_settings->addRecentFile(path);
+            rebuildRecentMenu();
+        }
+        updateTitle();
+        log(tr("Loaded experiment %1").arg(path));
+        return true;
+    }
+    QMessageBox::warning(this, tr("Cannot open experiment"), tr("%1:\n%2").arg(path, error));
+    return false;
+}
+
+void MainWindow::loadBundled(const QString& name)
+{
+    openSpec(QStringLiteral(":/experiments/%1.json").arg(name));
+}
+
+bool MainWindow::saveSpec(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(m_document->toBytes()) < 0) {
+        QMessageBox::warning(this, tr("Cannot save experiment"), tr("%1:\n%2").arg(path, file.errorString()));
+        return false;
+    }
+    m_specPath = path;
+    m_settings->setLastSpecPath(path);
+    m_settings->addRecentFile(path);
+    rebuildRecentMenu();
+    updateTitle();
+    statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    return true;
+}
+
+void MainWindow::saveSpecAs()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save experiment"),
+        QFileInfo(m_specPath).fileName().isEmpty() ? QStringLiteral("experiment.json")
+                                                   : QFileInfo(m_specPath).fileName(),
+        tr("Experiment specs (*.json)"));
+    if (!path.isEmpty())
+        saveSpec(path);
+}
+
+void MainWindow::openSpecDialog()
+{
+    const QString path
+        = QFileDialog::getOpenFileName(this, tr("Open experiment"), QString(), tr("Experiment specs (*.json)"));
+    if (!path.isEmpty())
+        openSpec(path);
+}
+
+void MainWindow::run()
+{
+    if (isRunning())
+        return;
+    m_editor->validateNow();
+    auto parsed = m_document->validate();
+    if (!std::holds_alternative<ExperimentSpec>(parsed)) {
+        const QString problems = m_editor->problemTexts().join(QLatin1Char('\n'));
+        m_status->setText(tr("The experiment has problems; they are marked in the editor."));
+        log(tr("Not started:\n%1").arg(problems));
+        return;
+    }
+    const ExperimentSpec& spec = std::get<ExperimentSpec>(parsed);
+    const QString dir = m_settings->runDirectory();
+    QDir().mkpath(dir);
+    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    m_runFile = QDir(dir).filePath(QStringLiteral("%1-%2.jsonl").arg(spec.name, stamp));
+    m_live->clear();
+    m_currentRun.clear();
+    m_experimentClock.start();
+    log(tr("Running %1 into %2").arg(spec.name, m_runFile));
+    m_controller->start(spec, m_runFile);
+    m_editor->setRunning(true);
+    m_pages->setCurrentWidget(m_live);
+    m_status->setText(tr("Starting %1 …").arg(spec.name));
+    updateActions();
+}
+
+void MainWindow::stop()
+{
+    if (!isRunning())
+        return;
+    log(tr("Stopping: the current arm ends cleanly and the file is closed"));
+    m_status->setText(tr("Stopping …"));
+    m_controller->stop();
+}
+
+bool MainWindow::isRunning() const
+{
+    return m_controller->isRunning();
+}
+
+void MainWindow::onRunStarted(const QString& run, int index, int total)
+{
+    m_currentRun = run;
+    m_runIndex = index;
+    m_runTotal = total;
+    m_live->runStarted(run);
+    log(tr("Arm %1 of %2: %3").arg(index + 1).arg(total).arg(run));
+}
+
+void MainWindow::onProgress(const LoadProgress& p)
+{
+    m_live->progressed(m_currentRun, p.done, p.expected);
+    QString eta;
+    if (p.expected > 0 && p.done > 0)
+        eta = tr(" · arm ETA %1").arg(clock(p.elapsedS * double(p.expected - p.done) / double(p.done)));
+    else if (p.durationS > 0)
+        eta = tr(" · arm ETA %1").arg(clock(std::max(0.0, p.durationS - p.elapsedS)));
+    m_status->setText(tr("%1 (arm %2 of %3) · %4%5 requests · %6 errors · %7 req/s · elapsed %8%9")
+                          .arg(m_currentRun)
+                          .arg(m_runIndex + 1)
+                          .arg(m_runTotal)
+                          .arg(p.done)
+                          .arg(p.expected > 0 ? QStringLiteral("/%1").arg(p.expected) : QString())
+                          .arg(p.errors)
+                          .arg(m_reqPerS, 0, 'f', 1)
+                          .arg(clock(double(m_experimentClock.elapsed()) / 1000.0))
+                          .arg(eta));
+}
+
+void MainWindow::onSnapshot(const QString& run, const RunSnapshot& snapshot)
+{
+    m_reqPerS = snapshot.windowReqPerS;
+    m_live->addSnapshot(run, snapshot);
+}
+
+void MainWindow::onRunFinished(const QString& run, const QByteArray& summaryJson)
+{
+    const nlohmann::json summary = nlohmann::json::parse(summaryJson.toStdString(), nullptr, false);
+    if (summary.is_discarded())
+        return;
+    m_live->runFinished(run, summary);
+    QString line = tr("Finished %1: %2").arg(run, QString::fromStdString(summary.value("status", std::string())));
+    for (const auto& w : summary.value("warnings", nlohmann::json::array()))
+        line += QStringLiteral("\n  warning: ") + QString::fromStdString(w.get<std::string>());
+    log(line);
+}
+
+void MainWindow::onFinished(const QString& message)
+{
+    m_editor->setRunning(false);
+    updateActions();
+    const QString done = message.isEmpty() ? tr("Experiment finished") : tr("Experiment ended with problems");
+    m_status->setText(
+        tr("%1 · %2 · run file %3").arg(done, clock(double(m_experimentClock.elapsed()) / 1000.0), m_runFile));
+    log(message.isEmpty() ? done : done + QStringLiteral(":\n") + message);
+    emit runEnded(message);
+    if (m_closeWhenStopped)
+        close();
+}
+
+void MainWindow::log(const QString& line)
+{
+    m_log->appendPlainText(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss ")) + line);
+}
+
+void MainWindow::updateTitle()
+{
+    const QString name = m_specPath.isEmpty()     ? tr("new experiment")
+        : m_specPath.startsWith(QLatin1Char(':')) ? tr("%1 (bundled)").arg(QFileInfo(m_specPath).fileName())
+                                                  : QFileInfo(m_specPath).fileName();
+    setWindowTitle(QStringLiteral("knobscope — %1").arg(name));
+}
+
+void MainWindow::updateActions()
+{
+    m_runAction->setEnabled(!isRunning());
+    m_stopAction->setEnabled(isRunning());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    m_settings->setWindowGeometry(saveGeometry());
+    m_settings->setWindowState(saveState());
+    m_settings->setSplitterState(m_splitter->saveState());
+    if (isRunning()) {
+        // Closing mid-run stops the arm first so the run file ends cleanly.
+        m_closeWhenStopped = true;
+        stop();
+        event->ignore();
+        return;
+    }
+    event->accept();
+}
+
+} // namespace ks

@@ -1,0 +1,91 @@
+#pragma once
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+
+#include <nlohmann/json.hpp>
+
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QSplitter;
+class QTabWidget;
+
+namespace ks {
+
+class ExperimentDocument;
+class ExperimentEditor;
+class LivePage;
+class RunController;
+class Settings;
+struct LoadProgress;
+struct RunSnapshot;
+
+/// Wires the pages together: the experiment editor on the left, the Live,
+/// Compare, Drift and Log pages in the centre, menus, and the status bar. All
+/// work happens in the core (RunController's worker thread).
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    bool openSpec(const QString& path);
+    /// Loads the bundled one-knob experiment (the first-start default).
+    void loadBundled(const QString& name);
+    void run();
+    void stop();
+    bool isRunning() const;
+    QString runFilePath() const { return m_runFile; }
+
+    LivePage* livePage() const { return m_live; }
+    ExperimentDocument* document() const { return m_document; }
+    QTabWidget* pages() const { return m_pages; }
+    RunController* controller() const { return m_controller; }
+
+signals:
+    void runEnded(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildMenus();
+    void rebuildRecentMenu();
+    bool saveSpec(const QString& path);
+    void saveSpecAs();
+    void openSpecDialog();
+    void onRunStarted(const QString& run, int index, int total);
+    void onProgress(const LoadProgress& progress);
+    void onSnapshot(const QString& run, const RunSnapshot& snapshot);
+    void onRunFinished(const QString& run, const QByteArray& summaryJson);
+    void onFinished(const QString& message);
+    void log(const QString& line);
+    void updateTitle();
+    void updateActions();
+
+    Settings* m_settings;
+    ExperimentDocument* m_document;
+    ExperimentEditor* m_editor;
+    RunController* m_controller;
+    LivePage* m_live;
+    QPlainTextEdit* m_log;
+    QLabel* m_comparePlaceholder;
+    QLabel* m_driftPlaceholder;
+    QTabWidget* m_pages;
+    QSplitter* m_splitter;
+    QLabel* m_status;
+    QMenu* m_recentMenu = nullptr;
+    QAction* m_runAction = nullptr;
+    QAction* m_stopAction = nullptr;
+    QString m_specPath;
+    QString m_runFile;
+    QString m_currentRun;
+    int m_runIndex = 0;
+    int m_runTotal = 0;
+    double m_reqPerS = 0;
+    QElapsedTimer m_experimentClock;
+    bool m_closeWhenStopped = false;
+};
+
+} // namespace ks

@@ -1,0 +1,70 @@
+#include "runcontroller.h"
+
+#include "run/experimentrunner.h"
+
+namespace ks {
+
+RunController::RunController(QObject* parent)
+    : QObject(parent)
+{
+    qRegisterMetaType<RunSnapshot>();
+    qRegisterMetaType<LoadProgress>();
+}
+
+RunController::~RunController()
+{
+    if (m_runner)
+        QMetaObject::invokeMethod(m_runner, &ExperimentRunner::stop, Qt::QueuedConnection);
+    cleanUp();
+}
+
+void RunController::start(const ExperimentSpec& spec, const QString& outPath)
+{
+    if (m_thread)
+        return;
+    m_outPath = outPath;
+    m_thread = new QThread(this);
+    m_thread->setObjectName(QStringLiteral("experiment"));
+    auto* runner = new ExperimentRunner(spec, outPath);
+    m_runner = runner;
+    runner->moveToThread(m_thread);
+    connect(m_thread, &QThread::finished, runner, &QObject::deleteLater);
+    connect(runner, &ExperimentRunner::armStarted, this, &RunController::runStarted);
+    connect(runner, &ExperimentRunner::progressed, this, &RunController::progressed);
+    connect(runner, &ExperimentRunner::snapshotReady, this, &RunController::snapshotReady);
+    connect(runner, &ExperimentRunner::armFinished, this, &RunController::runFinished);
+    connect(runner, &ExperimentRunner::serverLine, this, &RunController::serverLine);
+    connect(runner, &ExperimentRunner::finished, this, [this](const QString& message) {
+        cleanUp();
+        emit finished(message);
+    });
+    m_thread->start();
+    QMetaObject::invokeMethod(runner, [this, runner] {
+        // In the worker thread: the runner creates its network objects there.
+        const QString error = runner->start();
+        if (!error.isEmpty())
+            QMetaObject::invokeMethod(this, [this, error] {
+                cleanUp();
+                emit finished(error);
+            });
+    });
+}
+
+void RunController::stop()
+{
+    if (m_runner)
+        QMetaObject::invokeMethod(m_runner, &ExperimentRunner::stop, Qt::QueuedConnection);
+}
+
+void RunController::cleanUp()
+{
+    if (!m_thread)
+        return;
+    m_thread->quit();
+    m_thread->wait();
+    delete m_thread;
+    m_thread = nullptr;
+    m_runner = nullptr;
+}
+
+} // namespace ks
