@@ -144,10 +144,14 @@ QByteArray ExperimentDocument::toBytes() const
 
 nlohmann::json ExperimentDocument::value(const QString& path) const
 {
-    auto [parent, key] = parentOf(const_cast<nlohmann::json&>(m_doc), path, false);
-    if (!parent || !parent->contains(key))
-        return nullptr;
-    return (*parent)[key];
+    const nlohmann::json* at = &m_doc;
+    for (const QString& part : path.split(QLatin1Char('.'))) {
+        const auto it = at->is_object() ? at->find(part.toStdString()) : at->end();
+        if (!at->is_object() || it == at->end())
+            return nullptr;
+        at = &*it;
+    }
+    return *at;
 }
 
 void ExperimentDocument::setValue(const QString& path, const nlohmann::json& value)

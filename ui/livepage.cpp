@@ -134,6 +134,7 @@ void LivePage::clear()
     m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
     m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used (%)"));
     m_offsets.clear();
+    m_labelRows.clear();
     m_colors.clear();
     m_configs.clear();
     m_nextOffset = 0;
@@ -170,9 +171,12 @@ void LivePage::runStarted(const QString& run)
     if (m_offsets.contains(run))
         return;
     m_offsets.insert(run, m_nextOffset);
+    const int row = int(m_labelRows.size()) % 3;
+    m_labelRows.insert(run, row);
     const QColor color = colorOf(configOfRun(run));
+    const QString arm = run.section(QLatin1Char('/'), 1); // the colour already says which configuration
     for (TimeSeriesPlot* chart : std::as_const(m_charts))
-        chart->addBoundary(m_nextOffset, run, color);
+        chart->addBoundary(m_nextOffset, arm.isEmpty() ? run : arm, color, row);
     m_runs->runStarted(run);
 }
 
@@ -257,10 +261,11 @@ void LivePage::progressed(const QString& run, int done, int expected)
 void LivePage::runFinished(const QString& run, const nlohmann::json& summary)
 {
     m_runs->runFinished(run, summary);
+    const int row = m_labelRows.value(run);
     if (summary.value("gentle", false))
-        m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("gentle: never queued"));
+        m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("gentle"), row);
     if (summary.value("status", std::string()) == "server_exited")
-        m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("server exited"));
+        m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("server exited"), row);
 }
 
 void LivePage::setCumulative(bool cumulative)

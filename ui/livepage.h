@@ -54,6 +54,7 @@ private:
 
     QHash<QString, TimeSeriesPlot*> m_charts;
     QHash<QString, double> m_offsets; ///< run -> experiment time at its start
+    QHash<QString, int> m_labelRows; ///< run -> stagger row of its boundary label
     QHash<QString, QColor> m_colors; ///< configuration -> colour, in first-seen order
     QStringList m_configs;
     double m_nextOffset = 0;

@@ -61,6 +61,10 @@ ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject
     qRegisterMetaType<RunSnapshot>();
     m_snapshotTimer.setInterval(100); // the dashboard's ceiling: 10 snapshots a second
     connect(&m_snapshotTimer, &QTimer::timeout, this, [this] {
+        if (m_progressDirty) {
+            m_progressDirty = false;
+            emit progressed(m_lastProgress);
+        }
         if (!m_snapshotDirty || !m_aggregator)
             return;
         m_snapshotDirty = false;
@@ -246,7 +250,10 @@ void ExperimentRunner::startArm()
             addProbeRecords(batch);
         m_snapshotDirty = true;
     });
-    connect(m_load.get(), &LoadRunner::progressed, this, &ExperimentRunner::progressed);
+    connect(m_load.get(), &LoadRunner::progressed, this, [this](const LoadProgress& p) {
+        m_lastProgress = p; // relayed with the snapshots: at most 10 signals a second reach a dashboard
+        m_progressDirty = true;
+    });
     connect(m_load.get(), &LoadRunner::finished, this, &ExperimentRunner::onArmFinished);
     emit armStarted(m_run, int(m_config * stepsPerConfig() + m_arm), int(m_spec.configs.size() * stepsPerConfig()));
     if (const QString error = m_load->start(); !error.isEmpty()) {
@@ -349,6 +356,10 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     if (m_scraper)
         m_scraper->stop();
     m_snapshotTimer.stop();
+    if (m_progressDirty) {
+        m_progressDirty = false;
+        emit progressed(m_lastProgress);
+    }
     if (m_aggregator) {
         RunSnapshot last = m_aggregator->snapshot(monotonicUs() - m_t0Us);
         decorate(last);

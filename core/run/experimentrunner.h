@@ -33,6 +33,7 @@ public:
 
 signals:
     void armStarted(const QString& run, int index, int total);
+    /// Progress of the current arm, at most 10 times a second (with the snapshots).
     void progressed(const ks::LoadProgress& progress);
     /// Live statistics of the current arm, at most 10 times a second.
     void snapshotReady(const QString& run, const ks::RunSnapshot& snapshot);
@@ -78,6 +79,8 @@ private:
     std::unique_ptr<Aggregator> m_aggregator;
     QTimer m_snapshotTimer;
     bool m_snapshotDirty = false;
+    LoadProgress m_lastProgress;
+    bool m_progressDirty = false;
     double m_maxWaiting = -1;
     int m_samples = 0;
     int m_samplesWaiting = 0;

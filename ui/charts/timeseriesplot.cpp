@@ -78,7 +78,14 @@ void TimeSeriesPlot::setRightAxisLabel(const QString& label)
     m_plot->yAxis2->setLabel(label);
 }
 
-void TimeSeriesPlot::addBoundary(double x, const QString& label, const QColor& color)
+namespace {
+double labelY(int row)
+{
+    return 0.02 + 0.16 * (row % 3);
+}
+} // namespace
+
+void TimeSeriesPlot::addBoundary(double x, const QString& label, const QColor& color, int row)
 {
     auto* line = new QCPItemStraightLine(m_plot);
     line->point1->setCoords(x, 0);
@@ -87,7 +94,7 @@ void TimeSeriesPlot::addBoundary(double x, const QString& label, const QColor& c
     auto* text = new QCPItemText(m_plot);
     text->position->setTypeX(QCPItemPosition::ptPlotCoords);
     text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    text->position->setCoords(x, 0.02);
+    text->position->setCoords(x, labelY(row));
     text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     text->setText(QStringLiteral(" ") + label);
     text->setColor(color);
@@ -95,18 +102,20 @@ void TimeSeriesPlot::addBoundary(double x, const QString& label, const QColor& c
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     text->setFont(small);
-    m_notesY = 0.92;
     m_dirty = true;
 }
 
-void TimeSeriesPlot::addNote(double x, const QString& text)
+void TimeSeriesPlot::addNote(double x, const QString& text, int row)
 {
     auto* note = new QCPItemText(m_plot);
     note->position->setTypeX(QCPItemPosition::ptPlotCoords);
     note->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    note->position->setCoords(x, m_notesY);
-    note->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    note->position->setCoords(x, labelY(row) + 0.07);
+    note->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     note->setText(QStringLiteral(" ⚠ ") + text);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    note->setFont(small);
     note->setColor(QColor(200, 120, 0));
     note->setClipToAxisRect(true);
     m_dirty = true;

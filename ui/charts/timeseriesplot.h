@@ -25,9 +25,11 @@ public:
     void append(const QString& key, double x, double y);
     void setRightAxisLabel(const QString& label);
     void setSeriesVisible(const QString& key, bool visible);
-    void addBoundary(double x, const QString& label, const QColor& color);
-    /// A note on the arm that starts at `x` (the gentle-arm warning).
-    void addNote(double x, const QString& text);
+    /// A dashed line at `x` with `label` at the top; `row` staggers labels of
+    /// short arms so they do not overlap.
+    void addBoundary(double x, const QString& label, const QColor& color, int row = 0);
+    /// A note under the label of the boundary at `x` (the gentle-arm warning).
+    void addNote(double x, const QString& text, int row = 0);
     void clear();
     void replot();
     void resetZoom();
@@ -44,7 +46,6 @@ private:
     QHash<QString, QCPGraph*> m_graphs;
     bool m_dirty = false;
     bool m_userZoomed = false;
-    double m_notesY = 0.92;
 };
 
 } // namespace ks

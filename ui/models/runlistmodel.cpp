@@ -134,10 +134,15 @@ void RunListModel::runFinished(const QString& run, const nlohmann::json& summary
     r.warnings.clear();
     for (const auto& w : summary.value("warnings", nlohmann::json::array()))
         r.warnings << QString::fromStdString(w.get<std::string>());
-    if (const auto drift = summary.find("drift"); drift != summary.end())
-        r.warnings << QStringLiteral("%1 of %2 probes changed")
-                          .arg(drift->value("mismatches", 0))
-                          .arg(drift->value("probes", 0));
+    if (const auto drift = summary.find("drift"); drift != summary.end()) {
+        const QString text = QStringLiteral("%1 of %2 probes changed")
+                                 .arg(drift->value("mismatches", 0))
+                                 .arg(drift->value("probes", 0));
+        if (drift->value("mismatches", 0) > 0)
+            r.warnings << text;
+        else
+            r.status += QStringLiteral(": ") + text;
+    }
     changed(row);
 }
 

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+namespace ks {
+
+/// A column of the comparison table (`compare --format md`).
+struct CompareColumn {
+    const char* title;
+    const char* key;
+    const char* stat; ///< nullptr for scalar metrics
+};
+extern const CompareColumn kCompareColumns[8];
+
+/// A configuration's value in a column.
+double compareValue(const nlohmann::json& config, const CompareColumn& column);
+/// "6848.9 (16.38x [16.35-25.30]*)": the value, and for a non-baseline
+/// configuration its ratio, interval and significance mark.
+QString compareCell(const nlohmann::json& config, const CompareColumn& column, bool isBaseline);
+/// The output of `compare --format md` and `--format csv` for compareRuns() JSON.
+QString compareMarkdown(const nlohmann::json& arms);
+QString compareCsv(const nlohmann::json& arms);
+
+} // namespace ks
