@@ -12,3 +12,5 @@ int compareCommand(const QStringList& arguments);
 int driftCommand(const QStringList& arguments);
 /// The dashboard (QApplication); argc/argv untouched.
 int guiMain(int argc, char** argv);
+/// `knobscope export`: charts and tables drawn offscreen.
+int exportMain(int argc, char** argv);

@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -75,7 +76,8 @@ int guiMain(int argc, char** argv)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("The knobscope dashboard."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("SPEC.json"), QStringLiteral("Experiment to open (optional)."));
+    parser.addPositionalArgument(QStringLiteral("SPEC.json|RUNS.jsonl"),
+        QStringLiteral("Experiment to open, or a run file to replay (optional; 'knobscope open RUNS.jsonl' too)."));
     parser.addOption({ QStringLiteral("run"), QStringLiteral("Start the experiment at once.") });
     parser.addOption({ QStringLiteral("shot"),
         QStringLiteral("Save a screenshot of PAGE (live|compare|drift|log) WHEN seconds after start or at 'end' of "
@@ -96,8 +98,23 @@ int guiMain(int argc, char** argv)
     }
 
     auto window = std::make_unique<ks::MainWindow>();
-    if (!parser.positionalArguments().isEmpty() && !window->openSpec(parser.positionalArguments().first()))
-        return 2;
+    QStringList positional = parser.positionalArguments();
+    const bool open = positional.value(0) == QLatin1String("open");
+    if (open)
+        positional.removeFirst();
+    QString runFile;
+    if (!positional.isEmpty()) {
+        const QString path = positional.first();
+        if (open || path.endsWith(QLatin1String(".jsonl"))) {
+            if (!QFileInfo::exists(path)) {
+                std::fprintf(stderr, "knobscope open: no such file: %s\n", qPrintable(path));
+                return 2;
+            }
+            runFile = path;
+        } else if (!window->openSpec(path)) {
+            return 2;
+        }
+    }
     if (parser.isSet(QStringLiteral("size"))) {
         const QStringList wh = parser.value(QStringLiteral("size")).split(QLatin1Char('x'));
         if (wh.size() == 2)
@@ -127,7 +144,11 @@ int guiMain(int argc, char** argv)
             });
         });
     }
-    if (parser.isSet(QStringLiteral("run")))
+    if (!runFile.isEmpty())
+        QTimer::singleShot(0, window.get(), [w = window.get(), runFile] { w->openRunFile(runFile); });
+    else if (parser.isSet(QStringLiteral("run")))
         QTimer::singleShot(200, window.get(), [w = window.get()] { w->run(); });
+    if (!atEnd.empty() && !runFile.isEmpty())
+        QObject::connect(window.get(), &ks::MainWindow::replayEnded, window.get(), &ks::MainWindow::runEnded);
     return app.exec();
 }

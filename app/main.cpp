@@ -10,6 +10,9 @@ const char* const kUsage = R"(knobscope: benchmark LLM inference servers
 
 usage:
   knobscope [SPEC.json] [--run]             open the dashboard
+  knobscope open RUNS.jsonl                  open the dashboard replaying a saved run
+  knobscope export RUNS.jsonl --chart ttft|tpot|itl|e2e|throughput|cdf-ttft|drift --out FILE.png|svg|pdf
+                   [--arm A] [--size WxH] | --table FILE.csv|md | --report DIR
   knobscope run --base-url URL --model M [load flags] --out RUNS.jsonl
   knobscope run SPEC.json --out RUNS.jsonl
   knobscope report RUNS.jsonl [--json]
@@ -17,7 +20,7 @@ usage:
   knobscope drift RUNS.jsonl [OTHER.jsonl] [--json]
   knobscope calibrate [--concurrency C] [--requests N] [--max-tokens T]
 
-'knobscope COMMAND --help' describes each command. Not built yet: 'open' (replay in the dashboard) and 'export'.
+'knobscope COMMAND --help' describes each command.
 )";
 
 } // namespace
@@ -30,6 +33,10 @@ int main(int argc, char** argv)
         = { "run", "report", "compare", "drift", "calibrate", "open", "export", "--help", "-h", "--version" };
     if (!subcommands.contains(first))
         return guiMain(argc, argv);
+    if (first == "open")
+        return guiMain(argc, argv);
+    if (first == "export")
+        return exportMain(argc, argv);
 
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("knobscope"));
@@ -39,11 +46,6 @@ int main(int argc, char** argv)
     if (command == QLatin1String("--help") || command == QLatin1String("-h")) {
         std::fputs(kUsage, stdout);
         return 0;
-    }
-    if (command == QLatin1String("open") || command == QLatin1String("export")) {
-        std::fprintf(stderr, "knobscope %s: not built yet (replay and export come with the next dashboard issue)\n",
-            qPrintable(command));
-        return 2;
     }
     if (command == QLatin1String("--version")) {
         std::printf("knobscope %s\n", KNOBSCOPE_VERSION);

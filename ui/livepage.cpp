@@ -1,5 +1,6 @@
 #include "livepage.h"
 
+#include "charts/palette.h"
 #include "charts/timeseriesplot.h"
 #include "models/runlistmodel.h"
 #include "progressdelegate.h"
@@ -18,10 +19,6 @@
 namespace ks {
 
 namespace {
-
-// Colour-blind-safe qualitative palette (Okabe-Ito), one colour per configuration.
-const QColor kConfigColors[] = { QColor(0, 114, 178), QColor(213, 94, 0), QColor(0, 158, 115), QColor(204, 121, 167),
-    QColor(230, 159, 0), QColor(86, 180, 233), QColor(120, 120, 120), QColor(240, 228, 66) };
 
 struct PercentileStyle {
     const char* name;
@@ -146,7 +143,7 @@ void LivePage::clear()
 QColor LivePage::colorOf(const QString& config)
 {
     if (!m_colors.contains(config)) {
-        m_colors.insert(config, kConfigColors[m_configs.size() % std::size(kConfigColors)]);
+        m_colors.insert(config, configColor(int(m_configs.size())));
         m_configs << config;
         updateLegend();
     }

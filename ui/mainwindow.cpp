@@ -1,9 +1,14 @@
 #include "mainwindow.h"
 
+#include "comparepage.h"
+#include "driftpage.h"
 #include "experimentdocument.h"
 #include "experimenteditor.h"
 #include "livepage.h"
+#include "replaybar.h"
+#include "run/replayfeed.h"
 #include "runcontroller.h"
+#include "runfileloader.h"
 #include "settings.h"
 
 #include <QAction>
@@ -17,10 +22,12 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 
 namespace ks {
 
@@ -30,16 +37,6 @@ QString clock(double seconds)
 {
     const int s = int(seconds + 0.5);
     return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
-}
-
-QLabel* placeholder(const QString& text, QWidget* parent)
-{
-    auto* label = new QLabel(text, parent);
-    label->setAlignment(Qt::AlignCenter);
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    label->setMargin(40);
-    return label;
 }
 
 } // namespace
@@ -52,8 +49,10 @@ MainWindow::MainWindow(QWidget* parent)
     , m_controller(new RunController(this))
     , m_live(new LivePage(this))
     , m_log(new QPlainTextEdit(this))
-    , m_comparePlaceholder(placeholder(QString(), this))
-    , m_driftPlaceholder(placeholder(QString(), this))
+    , m_loader(new RunFileLoader(this))
+    , m_compare(new ComparePage(m_loader, this))
+    , m_drift(new DriftPage(this))
+    , m_replayBar(new ReplayBar(this))
     , m_pages(new QTabWidget(this))
     , m_splitter(new QSplitter(Qt::Horizontal, this))
     , m_status(new QLabel(this))
@@ -62,8 +61,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_log->setMaximumBlockCount(20000);
     m_log->setFont(QFont(QStringLiteral("monospace")));
     m_pages->addTab(m_live, tr("&Live"));
-    m_pages->addTab(m_comparePlaceholder, tr("&Compare"));
-    m_pages->addTab(m_driftPlaceholder, tr("&Drift"));
+    m_pages->addTab(m_compare, tr("&Compare"));
+    m_pages->addTab(m_drift, tr("&Drift"));
     m_pages->addTab(m_log, tr("L&og"));
     m_splitter->addWidget(m_editor);
     m_splitter->addWidget(m_pages);
@@ -84,22 +83,63 @@ MainWindow::MainWindow(QWidget* parent)
     m_live->setCumulative(m_settings->chartsCumulative());
     connect(m_live, &LivePage::cumulativeToggled, m_settings, &Settings::setChartsCumulative);
 
+    addToolBar(Qt::TopToolBarArea, m_replayBar);
+    m_replayBar->hide();
+    connect(m_replayBar, &ReplayBar::speedChanged, this, [this](double speed) {
+        if (m_replay)
+            m_replay->setSpeed(speed);
+    });
+    connect(m_replayBar, &ReplayBar::pausedChanged, this, [this](bool paused) {
+        if (m_replay)
+            m_replay->setPaused(paused);
+    });
+    connect(m_replayBar, &ReplayBar::seekRequested, this, [this](double fraction) { startReplay(fraction); });
+    auto* position = new QTimer(this);
+    position->setInterval(200);
+    connect(position, &QTimer::timeout, this, [this] {
+        if (m_replay)
+            m_replayBar->setPosition(m_replay->bytesRead(), m_replay->bytesTotal());
+    });
+    position->start();
+    connect(m_loader, &RunFileLoader::progress, this,
+        [this](int percent, const QString& what) { statusBar()->showMessage(tr("%1 … %2 %").arg(what).arg(percent)); });
+    connect(m_loader, &RunFileLoader::loaded, this, [this](std::shared_ptr<const LoadedRunFile> result) {
+        m_compare->setResult(result);
+        m_drift->setResult(result);
+        if (!result->error.isEmpty()) {
+            log(result->error);
+            statusBar()->showMessage(result->error);
+            return;
+        }
+        if (result->intervals)
+            return; // the second result only adds intervals; the notes were given with the first
+        QStringList notes;
+        for (const RunFileIssue& issue : result->file->issues)
+            notes << tr("line %1: %2 (skipped)").arg(issue.line).arg(issue.message);
+        if (result->file->truncated)
+            notes << tr("the file ends in the middle of line %1: the run was killed or is still being written; "
+                        "everything before it is shown")
+                         .arg(result->file->lines);
+        for (const RunData& run : result->file->runs)
+            if (run.summary.is_null())
+                notes << tr("%1 has no summary line: it did not finish").arg(run.run);
+        log(tr("Loaded %1: %2 runs").arg(result->path).arg(result->file->runs.size())
+            + (notes.isEmpty() ? QString() : QStringLiteral("\n  ") + notes.join(QStringLiteral("\n  "))));
+        statusBar()->showMessage(notes.isEmpty()
+                ? tr("Loaded %1").arg(result->path)
+                : tr("Loaded %1 with %2 notes (see the Log page)").arg(result->path).arg(notes.size()));
+    });
+    setAcceptDrops(true);
+
     buildMenus();
     restoreGeometry(m_settings->windowGeometry());
     restoreState(m_settings->windowState());
     if (!m_settings->splitterState().isEmpty())
         m_splitter->restoreState(m_settings->splitterState());
     const QString last = m_settings->lastSpecPath();
-    if (last.isEmpty() || !QFileInfo::exists(last) || !openSpec(last))
+    if (last.isEmpty() || !QFileInfo::exists(last) || last.endsWith(QLatin1String(".jsonl")) || !openSpec(last))
         loadBundled(QStringLiteral("one-knob"));
     updateActions();
-    const QString notBuilt = tr("<p><b>%1 page: not built yet.</b></p><p>%2</p>");
-    m_comparePlaceholder->setText(notBuilt.arg(tr("Compare"),
-        tr("Side-by-side charts with ratios and confidence intervals come with the next dashboard issue. The numbers "
-           "exist today: run <code>knobscope compare RUNS.jsonl</code> on the run file shown in the status bar.")));
-    m_driftPlaceholder->setText(notBuilt.arg(tr("Drift"),
-        tr("The probe-by-run matrix comes with the next dashboard issue. The Live page charts drift as probes "
-           "finish; <code>knobscope drift RUNS.jsonl</code> prints every changed probe and where it diverges.")));
 }
 
 MainWindow::~MainWindow() = default;
@@ -114,6 +154,12 @@ void MainWindow::buildMenus()
         updateTitle();
     });
     file->addAction(tr("&Open experiment…"), QKeySequence::Open, this, &MainWindow::openSpecDialog);
+    file->addAction(tr("Open run &file…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open run file"), m_settings->runDirectory(), tr("Run files (*.jsonl);;All files (*)"));
+        if (!path.isEmpty())
+            openRunFile(path);
+    });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     QMenu* bundled = file->addMenu(tr("Open &bundled"));
     for (const char* name : { "one-knob", "small-vs-large", "drift" })
@@ -163,7 +209,7 @@ void MainWindow::rebuildRecentMenu()
 {
     m_recentMenu->clear();
     for (const QString& path : m_settings->recentFiles())
-        m_recentMenu->addAction(path, this, [this, path] { openSpec(path); });
+        m_recentMenu->addAction(path, this, [this, path] { openPath(path); });
     m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
 }
 
@@ -231,6 +277,7 @@ void MainWindow::run()
 {
     if (isRunning())
         return;
+    stopReplay();
     m_editor->validateNow();
     auto parsed = m_document->validate();
     if (!std::holds_alternative<ExperimentSpec>(parsed)) {
@@ -310,6 +357,8 @@ void MainWindow::onRunFinished(const QString& run, const QByteArray& summaryJson
     if (summary.is_discarded())
         return;
     m_live->runFinished(run, summary);
+    if (isRunning() && !m_runFile.isEmpty())
+        m_loader->load(m_runFile); // Compare and Drift follow the experiment arm by arm
     QString line = tr("Finished %1: %2").arg(run, QString::fromStdString(summary.value("status", std::string())));
     for (const auto& w : summary.value("warnings", nlohmann::json::array()))
         line += QStringLiteral("\n  warning: ") + QString::fromStdString(w.get<std::string>());
@@ -324,9 +373,85 @@ void MainWindow::onFinished(const QString& message)
     m_status->setText(
         tr("%1 · %2 · run file %3").arg(done, clock(double(m_experimentClock.elapsed()) / 1000.0), m_runFile));
     log(message.isEmpty() ? done : done + QStringLiteral(":\n") + message);
+    m_loader->load(m_runFile);
     emit runEnded(message);
     if (m_closeWhenStopped)
         close();
+}
+
+void MainWindow::openPath(const QString& path)
+{
+    if (path.endsWith(QLatin1String(".jsonl"), Qt::CaseInsensitive))
+        openRunFile(path);
+    else
+        openSpec(path);
+}
+
+void MainWindow::openRunFile(const QString& path)
+{
+    if (isRunning()) {
+        statusBar()->showMessage(tr("Stop the running experiment before opening a run file"), 5000);
+        return;
+    }
+    m_replayPath = path;
+    m_settings->addRecentFile(path);
+    rebuildRecentMenu();
+    m_loader->load(path);
+    startReplay(0);
+    m_pages->setCurrentWidget(m_live);
+}
+
+void MainWindow::startReplay(double fastForwardFraction)
+{
+    stopReplay();
+    if (m_replayPath.isEmpty())
+        return;
+    m_live->clear();
+    m_replay = new ReplayFeed(m_replayPath, m_replayBar->speed(), this);
+    connect(m_replay, &ReplayFeed::runStarted, this, &MainWindow::onRunStarted);
+    connect(m_replay, &ReplayFeed::progressed, this, &MainWindow::onProgress);
+    connect(m_replay, &ReplayFeed::snapshotReady, this, &MainWindow::onSnapshot);
+    connect(m_replay, &ReplayFeed::runFinished, this, &MainWindow::onRunFinished);
+    connect(m_replay, &ReplayFeed::finished, this, [this](const QString& message) {
+        m_status->setText(tr("Replay of %1 finished").arg(QFileInfo(m_replayPath).fileName()));
+        m_replayBar->setPosition(1, 1);
+        emit replayEnded(message);
+    });
+    m_replayBar->setFileName(QFileInfo(m_replayPath).fileName());
+    m_replayBar->setPaused(false);
+    m_replayBar->show();
+    m_experimentClock.start();
+    m_replay->start();
+    if (fastForwardFraction > 0)
+        m_replay->fastForwardTo(qint64(fastForwardFraction * double(m_replay->bytesTotal())));
+    log(tr("Replaying %1").arg(m_replayPath));
+}
+
+void MainWindow::stopReplay()
+{
+    if (!m_replay)
+        return;
+    m_replay->disconnect(this);
+    m_replay->stop();
+    m_replay->deleteLater();
+    m_replay = nullptr;
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() > 1)
+        statusBar()->showMessage(tr("Opening the first file only; to compare two run files' probes, use "
+                                    "'knobscope drift A.jsonl B.jsonl'"),
+            8000);
+    if (!urls.isEmpty() && urls.first().isLocalFile())
+        openPath(urls.first().toLocalFile());
 }
 
 void MainWindow::log(const QString& line)

@@ -13,9 +13,14 @@ class QTabWidget;
 
 namespace ks {
 
+class ComparePage;
+class DriftPage;
 class ExperimentDocument;
 class ExperimentEditor;
 class LivePage;
+class ReplayBar;
+class ReplayFeed;
+class RunFileLoader;
 class RunController;
 class Settings;
 struct LoadProgress;
@@ -37,16 +42,25 @@ public:
     void stop();
     bool isRunning() const;
     QString runFilePath() const { return m_runFile; }
+    /// Replays a saved run file on the Live page and fills Compare and Drift from it.
+    void openRunFile(const QString& path);
 
     LivePage* livePage() const { return m_live; }
     ExperimentDocument* document() const { return m_document; }
     QTabWidget* pages() const { return m_pages; }
     RunController* controller() const { return m_controller; }
+    ComparePage* comparePage() const { return m_compare; }
+    DriftPage* driftPage() const { return m_drift; }
+    RunFileLoader* loader() const { return m_loader; }
 
 signals:
     void runEnded(const QString& message);
+    void replayEnded(const QString& message);
 
 protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
     void closeEvent(QCloseEvent* event) override;
 
 private:
@@ -55,6 +69,9 @@ private:
     bool saveSpec(const QString& path);
     void saveSpecAs();
     void openSpecDialog();
+    void openPath(const QString& path);
+    void stopReplay();
+    void startReplay(double fastForwardFraction);
     void onRunStarted(const QString& run, int index, int total);
     void onProgress(const LoadProgress& progress);
     void onSnapshot(const QString& run, const RunSnapshot& snapshot);
@@ -70,8 +87,12 @@ private:
     RunController* m_controller;
     LivePage* m_live;
     QPlainTextEdit* m_log;
-    QLabel* m_comparePlaceholder;
-    QLabel* m_driftPlaceholder;
+    RunFileLoader* m_loader;
+    ComparePage* m_compare;
+    DriftPage* m_drift;
+    ReplayBar* m_replayBar;
+    ReplayFeed* m_replay = nullptr;
+    QString m_replayPath;
     QTabWidget* m_pages;
     QSplitter* m_splitter;
     QLabel* m_status;

@@ -96,15 +96,21 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                 entry[key] = s[key];
                 if (series[m].values.empty() || baseSeries[m].values.empty())
                     continue;
-                const std::vector<double> values = thinned(series[m].values);
-                const std::vector<double> baseValues = thinned(baseSeries[m].values);
+                const std::vector<double> values
+                    = options.resamples > 0 ? thinned(series[m].values) : std::vector<double>();
+                const std::vector<double> baseValues
+                    = options.resamples > 0 ? thinned(baseSeries[m].values) : std::vector<double>();
                 for (const char* stat : { "p50", "p95", "p99" }) {
                     const double p = std::stod(std::string(stat + 1));
-                    ci[key][stat] = interval(bootstrapPercentileCi(values, p, options.resamples, ++seed));
+                    const bool intervals = options.resamples > 0;
+                    if (intervals)
+                        ci[key][stat] = interval(bootstrapPercentileCi(values, p, options.resamples, ++seed));
                     const double baseValue = baseSummary[key].is_null() ? 0 : baseSummary[key][stat].get<double>();
                     if (baseValue <= 0)
                         continue;
                     ratio[key][stat] = s[key][stat].get<double>() / baseValue;
+                    if (!intervals)
+                        continue;
                     const Interval r = bootstrapRatioCi(baseValues, values, p, options.resamples, ++seed);
                     ratioCi[key][stat] = interval(r);
                     significant[key][stat] = run != baseline && !r.contains(1.0);

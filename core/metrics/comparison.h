@@ -8,7 +8,7 @@ namespace ks {
 
 struct CompareOptions {
     QString baseline; ///< config label; empty: the first configuration of each arm
-    int resamples = 1000; ///< bootstrap resamples
+    int resamples = 1000; ///< bootstrap resamples; 0: ratios without intervals (fast)
     quint64 seed = 1;
 };
 

@@ -84,6 +84,7 @@ QString ExperimentRunner::start()
         if (const QString* problem = std::get_if<QString>(&loaded))
             return *problem;
         m_probeSet = std::make_shared<const ProbeSet>(std::get<ProbeSet>(std::move(loaded)));
+        m_drift.setSetIdentity(m_probeSet->identity());
     }
     if (!m_writer.open(m_outPath, &error))
         return error;
@@ -247,7 +248,7 @@ void ExperimentRunner::startArm()
         }
         m_writer.flush();
         if (m_probeRestart >= 0)
-            addProbeRecords(batch);
+            m_drift.add(m_spec.configs[m_config].label, m_spec.configs[m_config].model, m_probeRestart, batch);
         m_snapshotDirty = true;
     });
     connect(m_load.get(), &LoadRunner::progressed, this, [this](const LoadProgress& p) {
@@ -264,62 +265,6 @@ void ExperimentRunner::startArm()
     }
 }
 
-void ExperimentRunner::addProbeRecords(const QVector<RequestRecord>& batch)
-{
-    const ConfigSpec& config = m_spec.configs[m_config];
-    for (const RequestRecord& r : batch) {
-        if (r.probe.isEmpty())
-            continue;
-        const int repeat = std::max(0, r.probeRepeat);
-        // Passes stay ordered by (configuration, restart, repeat) even when a
-        // later repeat's first output arrives before an earlier one's.
-        auto it = std::find_if(m_probePasses.begin(), m_probePasses.end(), [&](const ProbePass& p) {
-            return p.config == config.label && p.restart == m_probeRestart && p.repeat == repeat;
-        });
-        if (it == m_probePasses.end()) {
-            auto at = std::find_if(m_probePasses.begin(), m_probePasses.end(), [&](const ProbePass& p) {
-                return p.config == config.label
-                    && (p.restart > m_probeRestart || (p.restart == m_probeRestart && p.repeat > repeat));
-            });
-            ProbePass pass;
-            pass.config = config.label;
-            pass.model = config.model;
-            pass.restart = m_probeRestart;
-            pass.repeat = repeat;
-            it = m_probePasses.insert(at, std::move(pass));
-        }
-        ProbeOutput o;
-        o.probe = r.probe;
-        o.ok = r.ok;
-        o.error = r.error;
-        o.contentSha256 = r.outputSha256;
-        o.reasoningSha256 = r.reasoningSha256;
-        it->outputs.push_back(std::move(o)); // texts stay in the file; the live count needs hashes only
-    }
-    m_drift = analyzeDrift(m_probePasses, m_probeSet->identity());
-}
-
-nlohmann::json ExperimentRunner::driftOfCurrentRun() const
-{
-    const QString& config = m_spec.configs[m_config].label;
-    nlohmann::json ids = nlohmann::json::array();
-    int errors = 0;
-    for (int row = 0; row < m_drift.probes.size(); ++row) {
-        bool changed = false;
-        for (std::size_t c = 0; c < m_drift.columns.size(); ++c) {
-            const auto& column = m_drift.columns[c];
-            if (column.config != config || column.restart != m_probeRestart)
-                continue;
-            changed = changed || m_drift.cells[std::size_t(row)][c] == ProbeState::Changed;
-            errors += m_drift.cells[std::size_t(row)][c] == ProbeState::Error;
-        }
-        if (changed)
-            ids.push_back(text(m_drift.probes[row]));
-    }
-    return { { "probes", m_probeSet->probes.size() }, { "mismatches", ids.size() }, { "mismatch_ids", ids },
-        { "errors", errors }, { "reference", "first pass of the first configuration serving the same model" } };
-}
-
 void ExperimentRunner::decorate(RunSnapshot& snapshot) const
 {
     snapshot.serverRunning = m_lastSample.running.value_or(-1);
@@ -327,12 +272,8 @@ void ExperimentRunner::decorate(RunSnapshot& snapshot) const
     snapshot.kvCacheUsage = m_lastSample.kvCacheUsage.value_or(-1);
     if (!m_probeSet)
         return;
-    snapshot.probeOutputs = 0;
-    for (const ProbePass& pass : m_probePasses)
-        snapshot.probeOutputs += int(pass.outputs.size());
-    snapshot.driftMismatches = 0;
-    for (const ConfigDrift& c : m_drift.configs)
-        snapshot.driftMismatches += int(c.mismatches.size());
+    snapshot.probeOutputs = m_drift.outputs();
+    snapshot.driftMismatches = m_drift.mismatches();
 }
 
 void ExperimentRunner::writeServerSample(const ServerSample& s)
@@ -372,7 +313,7 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     const bool gentle = m_probeRestart < 0
         && isGentleArm(m_records, m_samples, m_samplesWaiting, mns ? std::optional<int>(mns->toInt()) : std::nullopt);
     if (m_probeRestart >= 0)
-        summary["drift"] = driftOfCurrentRun();
+        summary["drift"] = m_drift.runSummary(config.label, m_probeRestart, int(m_probeSet->probes.size()));
     summary["gentle"] = gentle;
     summary["peak_in_flight"] = peakInFlight(m_records);
     summary["server"] = { { "max_waiting", m_maxWaiting >= 0 ? nlohmann::json(m_maxWaiting) : nlohmann::json(nullptr) },

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "drift/driftanalysis.h"
+#include "drift/drifttally.h"
 #include "drift/probeset.h"
 #include "load/loadrunner.h"
 #include "metrics/aggregator.h"
@@ -49,8 +49,6 @@ private:
     void launchServer();
     void startArm();
     std::size_t stepsPerConfig() const;
-    void addProbeRecords(const QVector<RequestRecord>& batch);
-    nlohmann::json driftOfCurrentRun() const;
     /// Adds what the aggregator cannot know: drift so far and the latest scrape.
     void decorate(RunSnapshot& snapshot) const;
     void onArmFinished(const LoadResult& result);
@@ -72,8 +70,7 @@ private:
     int m_probeRestart = -1; ///< the probe pass now running (restarts before it), -1 for load arms
     bool m_restartedForProbes = false;
     std::shared_ptr<const ProbeSet> m_probeSet;
-    std::vector<ProbePass> m_probePasses; ///< every probe output so far, in pass order
-    DriftReport m_drift;
+    DriftTally m_drift; ///< every probe output so far
     qint64 m_t0Us = 0;
     std::vector<RequestRecord> m_records;
     std::unique_ptr<Aggregator> m_aggregator;

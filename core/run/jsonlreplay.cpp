@@ -46,10 +46,17 @@ void JsonlReplay::setPaused(bool paused)
     m_paused = paused;
 }
 
+void JsonlReplay::setSpeed(double speed)
+{
+    m_speed = std::max(0.0, speed);
+}
+
 void JsonlReplay::tick()
 {
+    const qint64 wallMs = m_wall.isValid() ? m_wall.restart() : (m_wall.start(), 0);
     if (m_paused || m_done)
         return;
+    m_runTimeMs += double(wallMs) * m_speed;
     int budget = kLinesPerFastTick;
     while (budget-- > 0) {
         QByteArray line;
@@ -93,7 +100,7 @@ bool JsonlReplay::handleLine(const QByteArray& raw)
         info.model = QString::fromStdString(j.value("model", ""));
         info.json = line;
         m_currentRun = info.run;
-        m_runClock.start();
+        m_runTimeMs = 0;
         emit runStarted(info);
     } else if (type == "request") {
         QString problem;
@@ -102,12 +109,17 @@ bool JsonlReplay::handleLine(const QByteArray& raw)
             emit issueFound(m_line, problem);
             return true;
         }
-        if (m_speed > 0 && m_runClock.isValid()) {
-            const double dueMs = double(record->tSendUs + std::max<qint64>(0, record->e2eUs)) / 1000.0 / m_speed;
-            if (double(m_runClock.elapsed()) < dueMs)
+        if (m_speed > 0) {
+            const double dueMs = double(record->tSendUs + std::max<qint64>(0, record->e2eUs)) / 1000.0;
+            if (m_runTimeMs < dueMs)
                 return false;
         }
         m_batch.push_back(std::move(*record));
+    } else if (type == "server") {
+        auto number
+            = [&j](const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() : -1.0; };
+        emit serverSampled(QString::fromStdString(j.value("run", "")), j.value("t_us", qint64(0)), number("running"),
+            number("waiting"), number("kv_cache_usage"));
     } else if (type == "summary") {
         flush();
         emit runFinished(QString::fromStdString(j.value("run", "")), line);

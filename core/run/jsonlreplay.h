@@ -10,8 +10,9 @@ namespace ks {
 
 /// Replays a run file through the RunSource events, reading it incrementally
 /// (never the whole file at once). Speed 0 replays as fast as the consumer
-/// allows, in batches; speed S > 0 releases each request at (end time) / S
-/// after its run starts, so a 1x replay unfolds as the live run did.
+/// allows, in batches; speed S > 0 releases each request when the replay's run
+/// clock, which advances S times faster than real time and stops while paused,
+/// reaches the request's end, so a 1x replay unfolds as the live run did.
 class JsonlReplay : public RunSource {
     Q_OBJECT
 public:
@@ -20,6 +21,9 @@ public:
     void start() override;
     void stop() override;
     void setPaused(bool paused);
+    /// 0: as fast as possible; S > 0: S times real time. Takes effect at once.
+    void setSpeed(double speed);
+    double speed() const { return m_speed; }
     /// Lines read so far and the file's size in bytes read so far / total, for progress.
     qint64 bytesRead() const { return m_file.pos(); }
     qint64 bytesTotal() const { return m_file.size(); }
@@ -35,7 +39,8 @@ private:
     double m_speed;
     QFile m_file;
     QTimer m_timer;
-    QElapsedTimer m_runClock;
+    QElapsedTimer m_wall; ///< advances m_runTimeMs while playing
+    double m_runTimeMs = 0; ///< how far into the current run the replay is (paced speeds)
     QVector<RequestRecord> m_batch;
     QByteArray m_heldLine; ///< a paced record read but not yet due
     QString m_currentRun;

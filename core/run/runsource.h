@@ -32,6 +32,8 @@ signals:
     void recordsReady(const QVector<ks::RequestRecord>& records);
     /// The run's stored summary line (JSON text), when the source has one.
     void runFinished(const QString& run, const QByteArray& summaryJson);
+    /// A scrape of the server's metrics (-1: the server did not report it).
+    void serverSampled(const QString& run, qint64 tUs, double running, double waiting, double kvCacheUsage);
     /// A line the source could not use; replay goes on.
     void issueFound(qint64 line, const QString& message);
     void finished();

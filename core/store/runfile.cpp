@@ -8,7 +8,7 @@
 
 namespace ks {
 
-bool readRunFile(const QString& path, RunFile* out, QString* error)
+bool readRunFile(const QString& path, RunFile* out, QString* error, const ReadProgress& progress)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
@@ -27,9 +27,12 @@ bool readRunFile(const QString& path, RunFile* out, QString* error)
         return out->runs[it->second];
     };
     qint64 lineNumber = 0;
+    const qint64 total = file.size();
     while (!file.atEnd()) {
         QByteArray line = file.readLine();
         ++lineNumber;
+        if (progress && lineNumber % 4096 == 0)
+            progress(file.pos(), total);
         const bool hadNewline = line.endsWith('\n');
         if (hadNewline)
             line.chop(1);

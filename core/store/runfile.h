@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <vector>
 
 namespace ks {
@@ -37,6 +38,7 @@ struct RunFile {
 
 /// Reads `path` line by line (never the whole file at once). Returns false only
 /// when the file cannot be opened; bad content becomes issues.
-bool readRunFile(const QString& path, RunFile* out, QString* error);
+using ReadProgress = std::function<void(qint64 bytesRead, qint64 bytesTotal)>;
+bool readRunFile(const QString& path, RunFile* out, QString* error, const ReadProgress& progress = {});
 
 } // namespace ks

@@ -29,9 +29,9 @@ TimeSeriesPlot::TimeSeriesPlot(const QString& title, const QString& yLabel, QWid
         axis->grid()->setPen(QPen(grid, 0, Qt::DotLine));
     }
     m_plot->plotLayout()->insertRow(0);
-    auto* heading = new QCPTextElement(m_plot, title, QFont(font().family(), font().pointSize(), QFont::Bold));
-    heading->setTextColor(text);
-    m_plot->plotLayout()->addElement(0, 0, heading);
+    m_heading = new QCPTextElement(m_plot, title, QFont(font().family(), font().pointSize(), QFont::Bold));
+    m_heading->setTextColor(text);
+    m_plot->plotLayout()->addElement(0, 0, m_heading);
     m_plot->xAxis->setLabel(QStringLiteral("experiment time (s)"));
     m_plot->yAxis->setLabel(yLabel);
     m_plot->yAxis->setRangeLower(0);
@@ -183,6 +183,25 @@ void TimeSeriesPlot::showValueAt(const QPoint& position)
     else
         QToolTip::showText(m_plot->mapToGlobal(position),
             QStringLiteral("t = %1 s\n").arg(x, 0, 'f', 1) + lines.join(QLatin1Char('\n')), m_plot);
+}
+
+} // namespace ks
+
+namespace ks {
+
+void TimeSeriesPlot::setExportTitle(const QString& title)
+{
+    m_heading->setText(title);
+}
+
+void TimeSeriesPlot::renderTo(QPaintDevice* device, const QSize& size)
+{
+    QCPPainter painter(device);
+    painter.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Base));
+    const bool legend = m_plot->legend->visible();
+    m_plot->legend->setVisible(true); // an exported chart explains its own lines
+    m_plot->toPainter(&painter, size.width(), size.height());
+    m_plot->legend->setVisible(legend);
 }
 
 } // namespace ks

@@ -1,10 +1,13 @@
 #pragma once
 
+#include "charts/exportablechart.h"
+
 #include <QHash>
 #include <QPen>
 #include <QWidget>
 
 class QCustomPlot;
+class QCPTextElement;
 class QCPGraph;
 class QCPAxis;
 
@@ -15,7 +18,7 @@ namespace ks {
 /// boundary markers, a hover read-out, and drag/wheel zoom that
 /// resetZoom() undoes. Appending only marks the chart dirty; replot() draws it,
 /// and the owner calls that on its own timer (STYLE.md: batched updates).
-class TimeSeriesPlot : public QWidget {
+class TimeSeriesPlot : public QWidget, public ExportableChart {
     Q_OBJECT
 public:
     TimeSeriesPlot(const QString& title, const QString& yLabel, QWidget* parent = nullptr);
@@ -39,6 +42,9 @@ public:
     QStringList seriesKeys() const { return m_graphs.keys(); }
     QCustomPlot* plot() const { return m_plot; }
 
+    void renderTo(QPaintDevice* device, const QSize& size) override;
+    void setExportTitle(const QString& title) override;
+
 private:
     void showValueAt(const QPoint& position);
 
@@ -46,6 +52,7 @@ private:
     QHash<QString, QCPGraph*> m_graphs;
     bool m_dirty = false;
     bool m_userZoomed = false;
+    QCPTextElement* m_heading = nullptr;
 };
 
 } // namespace ks

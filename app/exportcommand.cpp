@@ -1,0 +1,121 @@
+// knobscope export: the dashboard's charts and tables, written headless
+// (offscreen) for scripts and CI.
+#include "commands.h"
+
+#include "charts/barchart.h"
+#include "comparepage.h"
+#include "driftpage.h"
+#include "runfileloader.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QEventLoop>
+#include <QFileInfo>
+
+#include <cstdio>
+
+int exportMain(int argc, char** argv)
+{
+    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen"); // no display needed to draw into files
+    QApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Writes a chart of a run file as PNG, SVG or PDF, the comparison table as CSV or Markdown, or a whole\n"
+        "report folder, exactly as the dashboard's Compare and Drift pages export them."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("export"), QStringLiteral("The subcommand."));
+    parser.addPositionalArgument(QStringLiteral("RUNS.jsonl"), QStringLiteral("A run file."));
+    parser.addOption({ QStringLiteral("chart"),
+        QStringLiteral("ttft, tpot, itl, e2e, throughput (grouped bars), cdf-ttft, cdf-tpot, cdf-itl, cdf-e2e, or "
+                       "drift (probe changes per configuration)."),
+        QStringLiteral("CHART") });
+    parser.addOption({ QStringLiteral("format"), QStringLiteral("png, svg or pdf (default: from --out)."),
+        QStringLiteral("FORMAT") });
+    parser.addOption({ QStringLiteral("out"), QStringLiteral("Output file."), QStringLiteral("FILE") });
+    parser.addOption(
+        { QStringLiteral("arm"), QStringLiteral("Arm to chart (default: the first)."), QStringLiteral("ARM") });
+    parser.addOption(
+        { QStringLiteral("baseline"), QStringLiteral("Baseline configuration."), QStringLiteral("LABEL") });
+    parser.addOption({ QStringLiteral("size"), QStringLiteral("Width x height (default 1200x750)."),
+        QStringLiteral("WxH"), QStringLiteral("1200x750") });
+    parser.addOption({ QStringLiteral("table"), QStringLiteral("Write the comparison table (.csv or .md) instead."),
+        QStringLiteral("FILE") });
+    parser.addOption({ QStringLiteral("report"),
+        QStringLiteral("Write every chart and table into DIR, with an index.md."), QStringLiteral("DIR") });
+    parser.process(app);
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 2) {
+        std::fputs("knobscope export: give exactly one run file\n", stderr);
+        return 2;
+    }
+    const QStringList wh = parser.value(QStringLiteral("size")).split(QLatin1Char('x'));
+    const QSize size = wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize();
+    QString out = parser.value(QStringLiteral("out"));
+    const QString chart = parser.value(QStringLiteral("chart"));
+    const bool wantsChart = parser.isSet(QStringLiteral("chart"));
+    if (!wantsChart && !parser.isSet(QStringLiteral("table")) && !parser.isSet(QStringLiteral("report"))) {
+        std::fputs("knobscope export: say what to write: --chart with --out, --table FILE, or --report DIR\n", stderr);
+        return 2;
+    }
+    if (wantsChart) {
+        if (out.isEmpty()) {
+            std::fputs("knobscope export: --chart needs --out FILE\n", stderr);
+            return 2;
+        }
+        const QString format = parser.value(QStringLiteral("format"));
+        if (!format.isEmpty() && QFileInfo(out).suffix().compare(format, Qt::CaseInsensitive) != 0)
+            out += QLatin1Char('.') + format.toLower(); // the format decides the file type
+    }
+
+    ks::RunFileLoader loader;
+    ks::ComparePage compare(&loader);
+    ks::DriftPage drift;
+    QEventLoop wait;
+    std::shared_ptr<const ks::LoadedRunFile> result;
+    const bool needIntervals = parser.isSet(QStringLiteral("table")) || parser.isSet(QStringLiteral("report"));
+    QObject::connect(&loader, &ks::RunFileLoader::loaded, [&](std::shared_ptr<const ks::LoadedRunFile> r) {
+        result = r;
+        if (!r->error.isEmpty() || r->intervals || !needIntervals)
+            wait.quit();
+    });
+    loader.load(positional[1], parser.value(QStringLiteral("baseline")), needIntervals);
+    wait.exec();
+    if (!result->error.isEmpty()) {
+        std::fprintf(stderr, "knobscope export: %s\n", qPrintable(result->error));
+        return 2;
+    }
+    for (const ks::RunFileIssue& issue : result->file->issues)
+        std::fprintf(stderr, "knobscope export: line %lld: %s (skipped)\n", static_cast<long long>(issue.line),
+            qPrintable(issue.message));
+    compare.setResult(result);
+    drift.setResult(result);
+
+    QString error;
+    bool ok = true;
+    if (parser.isSet(QStringLiteral("report")))
+        ok = compare.exportReport(parser.value(QStringLiteral("report")), &error);
+    if (ok && parser.isSet(QStringLiteral("table")))
+        ok = compare.exportTable(parser.value(QStringLiteral("table")), &error);
+    if (ok && wantsChart) {
+        if (chart == QLatin1String("drift")) {
+            if (!result->hasProbes) {
+                error = QStringLiteral("%1 has no probe passes to chart").arg(positional[1]);
+                ok = false;
+            } else {
+                ok = ks::exportChart(*drift.counts(), out, size, &error);
+            }
+        } else {
+            const QString arm = parser.value(QStringLiteral("arm")).isEmpty() ? compare.arms().value(0)
+                                                                              : parser.value(QStringLiteral("arm"));
+            ok = compare.exportChart(chart, arm, out, size, &error);
+        }
+    }
+    if (!ok) {
+        std::fprintf(stderr, "knobscope export: %s\n", qPrintable(error));
+        return 2;
+    }
+    if (wantsChart)
+        std::fprintf(stderr, "knobscope export: wrote %s\n", qPrintable(out));
+    return 0;
+}

@@ -1,0 +1,106 @@
+#include "charts/barchart.h"
+
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QValueAxis>
+
+#include <QGraphicsScene>
+#include <QPainter>
+#include <QVBoxLayout>
+
+namespace ks {
+
+BarChart::BarChart(QWidget* parent)
+    : QWidget(parent)
+    , m_view(new QChartView(this))
+    , m_chart(new QChart)
+{
+    m_view->setChart(m_chart);
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_chart->setAnimationOptions(QChart::NoAnimation); // switching arms must be instant
+    if (palette().color(QPalette::Window).lightness() < 128)
+        m_chart->setTheme(QChart::ChartThemeDark); // follow a dark system palette
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_view);
+    setMinimumSize(300, 220);
+}
+
+BarChart::~BarChart() = default;
+
+void BarChart::setData(
+    const QString& title, const QStringList& categories, const QVector<Set>& sets, const QString& yLabel)
+{
+    m_sets = sets;
+    m_chart->removeAllSeries();
+    for (QAbstractAxis* axis : m_chart->axes())
+        m_chart->removeAxis(axis);
+    auto* series = new QBarSeries;
+    double top = 0;
+    for (const Set& s : sets) {
+        auto* bars = new QBarSet(s.name);
+        bars->setColor(s.color);
+        bars->setBorderColor(s.color.darker(130));
+        for (double v : s.values) {
+            *bars << v;
+            top = std::max(top, v);
+        }
+        series->append(bars);
+    }
+    series->setLabelsVisible(true);
+    series->setLabelsFormat(QStringLiteral("@value"));
+    series->setLabelsPrecision(4);
+    m_chart->addSeries(series);
+    auto* x = new QBarCategoryAxis;
+    x->append(categories);
+    auto* y = new QValueAxis;
+    y->setTitleText(yLabel);
+    y->setRange(0, top > 0 ? top * 1.15 : 1);
+    y->setLabelFormat(QStringLiteral("%g"));
+    y->applyNiceNumbers();
+    m_chart->addAxis(x, Qt::AlignBottom);
+    m_chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
+    m_chart->setTitle(title);
+    QFont titleFont = font();
+    titleFont.setBold(true);
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.2);
+    m_chart->setTitleFont(titleFont);
+}
+
+QString BarChart::title() const
+{
+    return m_chart->title();
+}
+
+void BarChart::setExportTitle(const QString& title)
+{
+    m_chart->setTitle(title);
+}
+
+void BarChart::renderTo(QPaintDevice* device, const QSize& size)
+{
+    const QSizeF old = m_chart->size();
+    const QChart::ChartTheme theme = m_chart->theme();
+    if (theme != QChart::ChartThemeLight) {
+        m_chart->setTheme(QChart::ChartThemeLight); // exports are for documents: dark on white
+        for (int i = 0; i < m_sets.size(); ++i)
+            static_cast<QBarSeries*>(m_chart->series().front())->barSets()[i]->setColor(m_sets[i].color);
+    }
+    m_chart->resize(size);
+    QPainter painter(device);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    m_chart->scene()->render(&painter, QRectF(QPointF(0, 0), size), QRectF(m_chart->pos(), size));
+    painter.end();
+    m_chart->resize(old);
+    if (theme != QChart::ChartThemeLight)
+        m_chart->setTheme(theme);
+}
+
+} // namespace ks

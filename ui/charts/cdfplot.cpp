@@ -1,0 +1,82 @@
+#include "charts/cdfplot.h"
+
+#include <qcustomplot.h>
+
+#include <QVBoxLayout>
+
+namespace ks {
+
+CdfPlot::CdfPlot(QWidget* parent)
+    : QWidget(parent)
+    , m_plot(new QCustomPlot(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    setMinimumSize(300, 220);
+    m_plot->plotLayout()->insertRow(0);
+    m_title = new QCPTextElement(m_plot, QString(), QFont(font().family(), font().pointSize(), QFont::Bold));
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+    m_plot->yAxis->setLabel(tr("share of requests"));
+    m_plot->yAxis->setRange(0, 1.02);
+    m_plot->legend->setVisible(true);
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
+}
+
+void CdfPlot::clear(const QString& title, const QString& xLabel)
+{
+    m_plot->clearGraphs();
+    m_title->setText(title);
+    m_plot->xAxis->setLabel(xLabel);
+}
+
+void CdfPlot::addCurve(const QString& name, const QColor& color, std::vector<double> values)
+{
+    if (values.empty())
+        return;
+    std::sort(values.begin(), values.end());
+    constexpr std::size_t kMaxPoints = 2000;
+    const std::size_t n = values.size();
+    const std::size_t points = std::min(n, kMaxPoints);
+    QVector<double> x, y;
+    for (std::size_t i = 0; i < points; ++i) {
+        const std::size_t rank = points == n ? i : i * (n - 1) / (points - 1);
+        x << values[rank];
+        y << double(rank + 1) / double(n);
+    }
+    QCPGraph* graph = m_plot->addGraph();
+    graph->setName(name);
+    graph->setPen(QPen(color, 2));
+    graph->setLineStyle(QCPGraph::lsStepLeft);
+    graph->setData(x, y, true);
+}
+
+void CdfPlot::replot()
+{
+    m_plot->rescaleAxes();
+    m_plot->xAxis->setRangeLower(0);
+    m_plot->yAxis->setRange(0, 1.02);
+    m_plot->replot();
+}
+
+int CdfPlot::curveCount() const
+{
+    return m_plot->graphCount();
+}
+
+void CdfPlot::setExportTitle(const QString& title)
+{
+    m_title->setText(title);
+}
+
+void CdfPlot::renderTo(QPaintDevice* device, const QSize& size)
+{
+    QCPPainter painter(device);
+    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    m_plot->toPainter(&painter, size.width(), size.height());
+}
+
+} // namespace ks

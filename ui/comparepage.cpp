@@ -1,0 +1,392 @@
+#include "comparepage.h"
+
+#include "charts/barchart.h"
+#include "charts/cdfplot.h"
+#include "charts/palette.h"
+#include "metrics/compareformat.h"
+#include "models/comparetablemodel.h"
+#include "runfileloader.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace ks {
+
+namespace {
+
+struct Metric {
+    const char* key;
+    const char* title;
+};
+const Metric kMetrics[] = { { "ttft_ms", "TTFT" }, { "tpot_ms", "TPOT" }, { "itl_ms", "ITL" }, { "e2e_ms", "E2E" },
+    { "throughput", "Throughput" } };
+
+const nlohmann::json* armOf(const nlohmann::json& compare, const QString& arm)
+{
+    for (const nlohmann::json& a : compare) {
+        if (a.value("arm", std::string()) == arm.toStdString())
+            return &a;
+    }
+    return nullptr;
+}
+
+std::vector<double> valuesOf(const RunData& run, const QString& key)
+{
+    std::vector<double> v;
+    for (const RequestRecord& r : run.requests) {
+        if (!r.ok || r.warmup)
+            continue;
+        if (key == QLatin1String("ttft_ms") && r.ttftUs >= 0)
+            v.push_back(double(r.ttftUs) / 1000.0);
+        else if (key == QLatin1String("tpot_ms") && r.tpotUs() >= 0)
+            v.push_back(r.tpotUs() / 1000.0);
+        else if (key == QLatin1String("e2e_ms"))
+            v.push_back(double(r.e2eUs) / 1000.0);
+        else if (key == QLatin1String("itl_ms"))
+            for (std::int32_t gap : r.itlUs)
+                v.push_back(double(gap) / 1000.0);
+    }
+    return v;
+}
+
+QSize sizeOf(const QString& text)
+{
+    const QStringList wh = text.split(QLatin1Char('x'));
+    return wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize(1200, 750);
+}
+
+} // namespace
+
+ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
+    : QWidget(parent)
+    , m_loader(loader)
+    , m_arm(new QComboBox(this))
+    , m_baseline(new QComboBox(this))
+    , m_metric(new QComboBox(this))
+    , m_note(new QLabel(this))
+    , m_warning(new QLabel(this))
+    , m_bars(new BarChart(this))
+    , m_cdf(new CdfPlot(this))
+    , m_model(new CompareTableModel(this))
+    , m_tableView(new QTableView(this))
+{
+    for (const Metric& m : kMetrics)
+        m_metric->addItem(QString::fromLatin1(m.title), QString::fromLatin1(m.key));
+    m_arm->setToolTip(tr("Arm (load shape) to compare"));
+    m_baseline->setToolTip(tr("Configuration the ratios are against"));
+    auto* size = new QComboBox(this);
+    size->addItems({ QStringLiteral("800x500"), QStringLiteral("1200x750"), QStringLiteral("1600x1000"),
+        QStringLiteral("2400x1500") });
+    size->setCurrentIndex(1);
+    size->setToolTip(tr("Size of exported charts (pixels; points for PDF)"));
+
+    auto* exportChartButton = new QToolButton(this);
+    exportChartButton->setText(tr("Export chart"));
+    exportChartButton->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(exportChartButton);
+    auto exportOne = [this, size](bool cdf) {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("chart.png"),
+            tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+        if (path.isEmpty())
+            return;
+        QString error;
+        const QString key = m_metric->currentData().toString().section(QLatin1Char('_'), 0, 0);
+        if (!exportChart((cdf ? QStringLiteral("cdf-") : QString()) + key, m_arm->currentText(), path,
+                sizeOf(size->currentText()), &error))
+            QMessageBox::warning(this, tr("Export failed"), error);
+    };
+    menu->addAction(tr("Bars…"), this, [exportOne] { exportOne(false); });
+    menu->addAction(tr("CDF…"), this, [exportOne] { exportOne(true); });
+    exportChartButton->setMenu(menu);
+    auto* exportTableButton = new QToolButton(this);
+    exportTableButton->setText(tr("Export table…"));
+    exportTableButton->setToolTip(tr("Every arm's table, as CSV or Markdown (by file name)"));
+    connect(exportTableButton, &QToolButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export table"), QStringLiteral("compare.md"), tr("Markdown (*.md);;CSV (*.csv)"));
+        QString error;
+        if (!path.isEmpty() && !exportTable(path, &error))
+            QMessageBox::warning(this, tr("Export failed"), error);
+    });
+    auto* exportReportButton = new QToolButton(this);
+    exportReportButton->setText(tr("Export report…"));
+    exportReportButton->setToolTip(tr("Every chart and table of the experiment into a folder, with an index.md"));
+    connect(exportReportButton, &QToolButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Export report into"));
+        QString error;
+        if (!dir.isEmpty() && !exportReport(dir, &error))
+            QMessageBox::warning(this, tr("Export failed"), error);
+    });
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Arm"), this));
+    top->addWidget(m_arm);
+    top->addWidget(new QLabel(tr("Baseline"), this));
+    top->addWidget(m_baseline);
+    top->addWidget(new QLabel(tr("Metric"), this));
+    top->addWidget(m_metric);
+    top->addStretch(1);
+    top->addWidget(size);
+    top->addWidget(exportChartButton);
+    top->addWidget(exportTableButton);
+    top->addWidget(exportReportButton);
+
+    m_warning->setStyleSheet(QStringLiteral("color: #c87800;"));
+    m_warning->setWordWrap(true);
+    m_note->setWordWrap(true);
+    m_tableView->setModel(m_model);
+    m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tableView->verticalHeader()->hide();
+    m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
+
+    auto* charts = new QSplitter(Qt::Horizontal, this);
+    charts->addWidget(m_bars);
+    charts->addWidget(m_cdf);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(charts);
+    split->addWidget(m_tableView);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(m_warning);
+    layout->addWidget(split, 1);
+    layout->addWidget(m_note);
+
+    connect(m_arm, &QComboBox::currentTextChanged, this, [this] {
+        if (!m_filling)
+            refresh();
+    });
+    connect(m_metric, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_filling)
+            refresh();
+    });
+    connect(m_baseline, &QComboBox::currentTextChanged, this, [this](const QString& label) {
+        if (!m_filling && m_result && !label.isEmpty()) {
+            m_note->setText(tr("Comparing against %1 …").arg(label));
+            m_loader->setBaseline(label);
+        }
+    });
+    m_note->setText(tr("Nothing to compare yet: run an experiment, or open a run file (File → Open run file)."));
+}
+
+QStringList ComparePage::arms() const
+{
+    QStringList out;
+    if (m_result)
+        for (const nlohmann::json& a : m_result->compare)
+            out << QString::fromStdString(a.value("arm", std::string()));
+    return out;
+}
+
+void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
+{
+    m_result = std::move(result);
+    m_filling = true;
+    const QString arm = m_arm->currentText();
+    m_arm->clear();
+    m_arm->addItems(arms());
+    if (arms().contains(arm))
+        m_arm->setCurrentText(arm);
+    m_filling = false;
+    if (!m_result->error.isEmpty())
+        m_note->setText(m_result->error);
+    else if (m_result->compare.empty())
+        m_note->setText(tr("%1 has no load arms to compare.").arg(m_result->path));
+    else
+        m_note->setText(m_result->intervals
+                ? tr("%1 · ratios against the baseline with 95 % bootstrap intervals (1000 resamples); * and bold: "
+                     "the interval excludes 1.")
+                      .arg(m_result->path)
+                : tr("%1 · computing 95 % intervals …").arg(m_result->path));
+    refresh();
+}
+
+void ComparePage::selectArm(const QString& arm)
+{
+    m_arm->setCurrentText(arm);
+    refresh();
+}
+
+void ComparePage::selectMetric(const QString& key)
+{
+    const int index = m_metric->findData(key);
+    if (index >= 0)
+        m_metric->setCurrentIndex(index);
+    refresh();
+}
+
+void ComparePage::refresh()
+{
+    if (!m_result)
+        return;
+    const nlohmann::json* arm = armOf(m_result->compare, m_arm->currentText());
+    if (!arm) {
+        m_model->setArm(nullptr);
+        return;
+    }
+    m_filling = true;
+    m_baseline->clear();
+    for (const nlohmann::json& c : (*arm)["configs"])
+        m_baseline->addItem(QString::fromStdString(c["config"].get<std::string>()));
+    m_baseline->setCurrentText(QString::fromStdString((*arm)["baseline"].get<std::string>()));
+    m_filling = false;
+    m_model->setArm(*arm);
+    m_warning->setText(arm->contains("warning")
+            ? QStringLiteral("⚠ ") + QString::fromStdString((*arm)["warning"].get<std::string>())
+            : QString());
+    m_warning->setVisible(arm->contains("warning"));
+    showMetric(m_arm->currentText(), m_metric->currentData().toString());
+}
+
+QString ComparePage::chartTitle(const QString& arm, const QString& what) const
+{
+    const std::string name = m_result && m_result->file
+        ? m_result->file->experiment.value("spec", nlohmann::json::object()).value("name", std::string())
+        : std::string();
+    QStringList configs;
+    if (const nlohmann::json* a = m_result ? armOf(m_result->compare, arm) : nullptr)
+        for (const nlohmann::json& c : (*a)["configs"])
+            configs << QString::fromStdString(c["config"].get<std::string>());
+    return QStringLiteral("%1 · %2 · %3 · %4")
+        .arg(name.empty() ? tr("experiment") : QString::fromStdString(name), arm, what,
+            configs.join(QStringLiteral(" vs ")));
+}
+
+void ComparePage::showMetric(const QString& armName, const QString& key)
+{
+    const nlohmann::json* arm = m_result ? armOf(m_result->compare, armName) : nullptr;
+    if (!arm)
+        return;
+    QVector<BarChart::Set> sets;
+    int index = 0;
+    const bool throughput = key == QLatin1String("throughput");
+    const QString title
+        = throughput ? tr("throughput (requests/s)") : tr("%1 (ms)").arg(key.section(QLatin1Char('_'), 0, 0).toUpper());
+    for (const nlohmann::json& c : (*arm)["configs"]) {
+        BarChart::Set set;
+        set.name = QString::fromStdString(c["config"].get<std::string>());
+        set.color = configColor(index++);
+        if (throughput) {
+            set.values = { c.value("req_per_s", 0.0), c.value("goodput_req_per_s", 0.0) };
+        } else if (c[key.toStdString()].is_object()) {
+            const nlohmann::json& m = c[key.toStdString()];
+            set.values = { m.value("p50", 0.0), m.value("p95", 0.0), m.value("p99", 0.0) };
+        } else {
+            set.values = { 0, 0, 0 };
+        }
+        sets << set;
+    }
+    m_bars->setData(chartTitle(armName, title),
+        throughput ? QStringList { tr("req/s"), tr("goodput req/s") }
+                   : QStringList { QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99") },
+        sets, throughput ? tr("requests/s") : tr("ms"));
+    const QString metric = key.section(QLatin1Char('_'), 0, 0).toUpper();
+    m_cdf->clear(chartTitle(armName, tr("%1 CDF").arg(metric)), tr("%1 (ms)").arg(metric));
+    if (!throughput && m_result->file) {
+        int i = 0;
+        for (const nlohmann::json& c : (*arm)["configs"]) {
+            const std::string run = c.value("run", std::string());
+            for (const RunData& r : m_result->file->runs)
+                if (r.run.toStdString() == run)
+                    m_cdf->addCurve(
+                        QString::fromStdString(c["config"].get<std::string>()), configColor(i), valuesOf(r, key));
+            ++i;
+        }
+    }
+    m_cdf->replot();
+}
+
+bool ComparePage::exportChart(
+    const QString& chart, const QString& arm, const QString& path, const QSize& size, QString* error)
+{
+    if (!m_result || !armOf(m_result->compare, arm)) {
+        *error = tr("no arm \"%1\" to export (arms: %2)").arg(arm, arms().join(QStringLiteral(", ")));
+        return false;
+    }
+    const bool cdf = chart.startsWith(QLatin1String("cdf-"));
+    const QString metric = cdf ? chart.mid(4) : chart;
+    const QString key = metric == QLatin1String("throughput") ? metric : metric + QStringLiteral("_ms");
+    if (m_metric->findData(key) < 0 || (cdf && metric == QLatin1String("throughput"))) {
+        *error = tr("unknown chart \"%1\" (ttft, tpot, itl, e2e, throughput, or cdf-ttft and so on)").arg(chart);
+        return false;
+    }
+    showMetric(arm, key);
+    const bool ok = cdf ? ks::exportChart(*m_cdf, path, size, error) : ks::exportChart(*m_bars, path, size, error);
+    refresh(); // back to what the page showed
+    return ok;
+}
+
+bool ComparePage::exportTable(const QString& path, QString* error) const
+{
+    if (!m_result) {
+        *error = tr("nothing to export");
+        return false;
+    }
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        *error = tr("cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    const QString text = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive) ? compareCsv(m_result->compare)
+                                                                                   : compareMarkdown(m_result->compare);
+    file.write(text.toUtf8());
+    return true;
+}
+
+bool ComparePage::exportReport(const QString& directory, QString* error)
+{
+    if (!m_result || m_result->compare.empty()) {
+        *error = tr("nothing to export: no load arms");
+        return false;
+    }
+    QDir dir(directory);
+    if (!dir.mkpath(QStringLiteral("."))) {
+        *error = tr("cannot create %1").arg(directory);
+        return false;
+    }
+    QString index = QStringLiteral("# %1\n\nRun file: `%2`\n\n")
+                        .arg(QString::fromStdString(m_result->file->experiment.value("spec", nlohmann::json::object())
+                                                        .value("name", std::string("experiment"))),
+                            QFileInfo(m_result->path).fileName());
+    for (const QString& arm : arms()) {
+        index += QStringLiteral("## %1\n\n").arg(arm);
+        for (const char* chart : { "ttft", "tpot", "itl", "e2e", "throughput", "cdf-ttft", "cdf-e2e" }) {
+            const QString base = QStringLiteral("%1-%2").arg(arm, QLatin1String(chart));
+            for (const char* format : { "png", "svg" }) {
+                if (!exportChart(QString::fromLatin1(chart), arm,
+                        dir.filePath(base + QLatin1Char('.') + QLatin1String(format)), QSize(1200, 750), error))
+                    return false;
+            }
+            index += QStringLiteral("![%1](%1.png) ([SVG](%1.svg))\n\n").arg(base);
+        }
+    }
+    if (!exportTable(dir.filePath(QStringLiteral("compare.md")), error)
+        || !exportTable(dir.filePath(QStringLiteral("compare.csv")), error))
+        return false;
+    QFile table(dir.filePath(QStringLiteral("compare.md")));
+    table.open(QIODevice::ReadOnly);
+    index += QStringLiteral("## Tables\n\n[compare.md](compare.md) · [compare.csv](compare.csv)\n\n")
+        + QString::fromUtf8(table.readAll());
+    QFile out(dir.filePath(QStringLiteral("index.md")));
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        *error = tr("cannot write %1").arg(out.fileName());
+        return false;
+    }
+    out.write(index.toUtf8());
+    return true;
+}
+
+} // namespace ks

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QTableView;
+
+namespace ks {
+
+class BarChart;
+class CdfPlot;
+class CompareTableModel;
+class RunFileLoader;
+struct LoadedRunFile;
+
+/// The Compare page: for the chosen arm, every configuration side by side
+/// (grouped bars at p50/p95/p99, overlaid CDFs, and the core's comparison
+/// table with ratios, 95 % intervals and significance against a baseline).
+/// Every number comes from the core's compareRuns(); nothing is recomputed here
+/// except the CDF curves, which are the raw per-request values.
+class ComparePage : public QWidget {
+    Q_OBJECT
+public:
+    ComparePage(RunFileLoader* loader, QWidget* parent = nullptr);
+
+    void setResult(std::shared_ptr<const LoadedRunFile> result);
+    void selectArm(const QString& arm);
+    void selectMetric(const QString& key); ///< ttft_ms, tpot_ms, itl_ms, e2e_ms, throughput
+
+    /// Writes one chart: `chart` is ttft|tpot|itl|e2e|throughput (bars) or cdf-ttft|cdf-tpot|... .
+    bool exportChart(const QString& chart, const QString& arm, const QString& path, const QSize& size, QString* error);
+    /// Every chart of every arm (PNG and SVG), the tables (CSV, Markdown) and an index.md.
+    bool exportReport(const QString& directory, QString* error);
+    bool exportTable(const QString& path, QString* error) const;
+    QStringList arms() const;
+    BarChart* bars() const { return m_bars; }
+    CdfPlot* cdf() const { return m_cdf; }
+    CompareTableModel* table() const { return m_model; }
+
+private:
+    void refresh();
+    QString chartTitle(const QString& arm, const QString& what) const;
+    void showMetric(const QString& arm, const QString& key);
+
+    RunFileLoader* m_loader;
+    std::shared_ptr<const LoadedRunFile> m_result;
+    QComboBox* m_arm;
+    QComboBox* m_baseline;
+    QComboBox* m_metric;
+    QLabel* m_note;
+    QLabel* m_warning;
+    BarChart* m_bars;
+    CdfPlot* m_cdf;
+    CompareTableModel* m_model;
+    QTableView* m_tableView;
+    bool m_filling = false;
+};
+
+} // namespace ks

@@ -1,0 +1,85 @@
+#include "models/comparetablemodel.h"
+
+#include "metrics/compareformat.h"
+
+#include <QFont>
+
+namespace ks {
+
+namespace {
+constexpr int kMetricColumns = int(std::size(kCompareColumns));
+}
+
+void CompareTableModel::setArm(const nlohmann::json& arm)
+{
+    beginResetModel();
+    m_arm = arm;
+    endResetModel();
+}
+
+int CompareTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() || !m_arm.is_object() ? 0 : int(m_arm["configs"].size());
+}
+
+int CompareTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : 1 + kMetricColumns + 2;
+}
+
+QVariant CompareTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const nlohmann::json& config = m_arm["configs"][std::size_t(index.row())];
+    const bool isBaseline = config["config"] == m_arm["baseline"];
+    const int column = index.column();
+    const CompareColumn* metric = column >= 1 && column <= kMetricColumns ? &kCompareColumns[column - 1] : nullptr;
+    const bool significant = metric && metric->stat && !isBaseline && config.contains("significant")
+        && config["significant"].contains(metric->key) && config["significant"][metric->key].value(metric->stat, false);
+    switch (role) {
+    case Qt::DisplayRole:
+        if (column == 0)
+            return QString::fromStdString(config["config"].get<std::string>())
+                + (isBaseline ? tr(" (baseline)") : QString())
+                + (config.value("gentle", false) ? tr(" ⚠ gentle") : QString());
+        if (metric)
+            return compareCell(config, *metric, isBaseline);
+        if (column == kMetricColumns + 1)
+            return QStringLiteral("%1 (%2 %)")
+                .arg(config["errors"].get<int>())
+                .arg(config["error_rate"].get<double>() * 100, 0, 'f', 1);
+        return config["max_waiting"].is_null() ? tr("n/a") : QString::number(config["max_waiting"].get<double>());
+    case Qt::FontRole:
+        if (significant || (column == 0 && isBaseline)) {
+            QFont font;
+            font.setBold(significant);
+            font.setItalic(column == 0 && isBaseline);
+            return font;
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (significant)
+            return tr("Significant: the 95 % interval of the ratio excludes 1");
+        if (column == 0 && config.value("gentle", false))
+            return tr("This run never queued: it measured an idle server");
+        return {};
+    case Qt::TextAlignmentRole:
+        return column == 0 ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    default:
+        return {};
+    }
+}
+
+QVariant CompareTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    if (section == 0)
+        return tr("Configuration");
+    if (section <= kMetricColumns)
+        return QString::fromLatin1(kCompareColumns[section - 1].title);
+    return section == kMetricColumns + 1 ? tr("errors") : tr("peak waiting");
+}
+
+} // namespace ks

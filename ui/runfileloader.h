@@ -1,0 +1,56 @@
+#pragma once
+
+#include "drift/driftanalysis.h"
+#include "store/runfile.h"
+
+#include <QObject>
+
+#include <memory>
+
+namespace ks {
+
+/// A run file read into memory with what the Compare and Drift pages show:
+/// the core's compareRuns() and analyzeDrift() results. Immutable once built,
+/// so pages share it without copies.
+struct LoadedRunFile {
+    QString path;
+    std::shared_ptr<const RunFile> file; ///< shared by every result of one load
+    nlohmann::json compare; ///< compareRuns() for `baseline`
+    bool intervals = false; ///< compare has bootstrap intervals (they follow the first result)
+    QString baseline;
+    DriftReport drift;
+    bool hasProbes = false;
+    QString error;
+};
+
+/// Loads run files off the GUI thread (STYLE.md: latest wins). The first
+/// result carries ratios without intervals, so a large file shows its
+/// comparison quickly; a second result adds the 95 % intervals.
+class RunFileLoader : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    ~RunFileLoader() override;
+
+    /// `withIntervals` false: stop after the first result (no bootstrap), for charts only.
+    void load(const QString& path, const QString& baseline = {}, bool withIntervals = true);
+    /// Recomputes the comparison of the current file against another baseline.
+    void setBaseline(const QString& baseline);
+    std::shared_ptr<const LoadedRunFile> current() const { return m_current; }
+
+signals:
+    void progress(int percent, const QString& what);
+    void loaded(std::shared_ptr<const ks::LoadedRunFile> result);
+
+private:
+    void startJob(std::function<void()> job);
+    void deliver(quint64 generation, std::shared_ptr<const LoadedRunFile> result);
+
+    quint64 m_generation = 0;
+    std::shared_ptr<const LoadedRunFile> m_current;
+    std::vector<QThread*> m_threads;
+};
+
+} // namespace ks
+
+Q_DECLARE_METATYPE(std::shared_ptr<const ks::LoadedRunFile>)
