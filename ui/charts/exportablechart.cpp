@@ -31,6 +31,7 @@ bool exportChart(ExportableChart& chart, const QString& path, const QSize& size,
         QSvgGenerator svg;
         svg.setFileName(path);
         svg.setSize(size);
+        svg.setResolution(90); // width/height are written in mm; at 90 dpi they read back as `size` pixels
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setTitle(QStringLiteral("knobscope chart"));
         chart.renderTo(&svg, size);

@@ -1,0 +1,280 @@
+// Saved runs in the dashboard: replay fills the pages with the numbers
+// `knobscope compare` gives, broken files open with notes, the drift matrix is
+// a well-behaved model, and exported charts are valid files of the asked size.
+#include "charts/barchart.h"
+#include "charts/cdfplot.h"
+#include "charts/exportablechart.h"
+#include "charts/timeseriesplot.h"
+#include "comparepage.h"
+#include "driftpage.h"
+#include "livepage.h"
+#include "mainwindow.h"
+#include "metrics/compareformat.h"
+#include "models/comparetablemodel.h"
+#include "models/driftmatrixmodel.h"
+#include "runfileloader.h"
+
+#include <QAbstractItemModelTester>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+using namespace ks;
+using nlohmann::json;
+
+namespace {
+
+const QString kFixture = QStringLiteral(KNOBSCOPE_TEST_DATA "/runs/fixture.jsonl");
+
+std::shared_ptr<const LoadedRunFile> loadAndWait(RunFileLoader& loader, const QString& path)
+{
+    std::shared_ptr<const LoadedRunFile> last;
+    QObject::connect(&loader, &RunFileLoader::loaded, [&last](std::shared_ptr<const LoadedRunFile> r) { last = r; });
+    loader.load(path);
+    QElapsedTimer waited;
+    waited.start();
+    while (!(last && (last->intervals || !last->error.isEmpty())) && waited.elapsed() < 120000)
+        QTest::qWait(20);
+    return last;
+}
+
+json compareJsonFromCli(const QString& path)
+{
+    QProcess p;
+    p.start(QStringLiteral(KNOBSCOPE_BIN), { QStringLiteral("compare"), path, QStringLiteral("--json") });
+    p.waitForFinished(120000);
+    return json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+ProbeOutput output(const char* id, const QByteArray& text)
+{
+    ProbeOutput o;
+    o.probe = QString::fromUtf8(id);
+    o.ok = true;
+    o.content = text;
+    o.contentSha256 = QCryptographicHash::hash(text, QCryptographicHash::Sha256).toHex();
+    return o;
+}
+
+} // namespace
+
+class TestReplayExport : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(m_dir.isValid());
+    }
+
+    void comparePageShowsWhatTheCliPrints()
+    {
+        RunFileLoader loader;
+        ComparePage page(&loader);
+        const auto result = loadAndWait(loader, kFixture);
+        QVERIFY(result && result->intervals && result->error.isEmpty());
+        page.setResult(result);
+        const json cli = compareJsonFromCli(kFixture);
+        QVERIFY(cli.is_array() && !cli.empty());
+        QCOMPARE(result->compare.dump(), cli.dump()); // the same core call, the same numbers
+
+        const json& arm = cli[0];
+        CompareTableModel* table = page.table();
+        QCOMPARE(table->rowCount(), int(arm["configs"].size()));
+        for (int row = 0; row < table->rowCount(); ++row) {
+            const json& config = arm["configs"][std::size_t(row)];
+            const bool baseline = config["config"] == arm["baseline"];
+            for (int c = 0; c < int(std::size(kCompareColumns)); ++c)
+                QCOMPARE(table->data(table->index(row, c + 1)).toString(),
+                    compareCell(config, kCompareColumns[c], baseline));
+        }
+        // Bars carry the core's percentiles.
+        QCOMPARE(page.bars()->sets().size(), qsizetype(arm["configs"].size()));
+        QCOMPARE(page.bars()->sets()[1].values[0], arm["configs"][1]["ttft_ms"]["p50"].get<double>());
+        QCOMPARE(page.cdf()->curveCount(), int(arm["configs"].size()));
+    }
+
+    void replayFillsTheLivePageAsTheRunDid()
+    {
+        MainWindow window;
+        window.show();
+        QSignalSpy ended(&window, &MainWindow::replayEnded);
+        window.openRunFile(kFixture);
+        QVERIFY(ended.wait(60000));
+        QCOMPARE(ended.first().first().toString(), QString()); // no notes for a clean file
+        const json cli = compareJsonFromCli(kFixture);
+        for (const json& config : cli[0]["configs"]) {
+            const QString label = QString::fromStdString(config["config"].get<std::string>());
+            // The configuration's line continues into its probe passes: take the burst arm's last point.
+            const double burstEnds = window.livePage()->xOf(label + QStringLiteral("/probes"), 0);
+            QVector<QPointF> cumulative;
+            for (const QPointF& p :
+                window.livePage()->chart(QStringLiteral("ttft"))->points(label + QStringLiteral("/p50/c")))
+                if (p.x() < burstEnds)
+                    cumulative << p;
+            QVERIFY2(!cumulative.isEmpty(), qPrintable(label));
+            QCOMPARE(cumulative.back().y(), config["ttft_ms"]["p50"].get<double>());
+        }
+        QVERIFY(!window.livePage()->chart(QStringLiteral("server"))->points(QStringLiteral("mns2/waiting")).isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(window.loader()->current() && window.loader()->current()->intervals, 120000);
+        QCOMPARE(window.comparePage()->table()->rowCount(), 2);
+    }
+
+    void brokenFilesOpenWithNotes()
+    {
+        QByteArray text = readAll(kFixture);
+        QList<QByteArray> lines = text.split('\n');
+        lines.insert(12, "{\"type\":\"request\", this is not json");
+        const QString corrupt = m_dir.filePath(QStringLiteral("corrupt.jsonl"));
+        QFile c(corrupt);
+        QVERIFY(c.open(QIODevice::WriteOnly));
+        c.write(lines.join('\n'));
+        c.close();
+        const QString truncated = m_dir.filePath(QStringLiteral("truncated.jsonl"));
+        QFile t(truncated);
+        QVERIFY(t.open(QIODevice::WriteOnly));
+        t.write(text.left(text.size() * 2 / 3)); // cut mid-line, as a killed writer leaves it
+        t.close();
+
+        RunFileLoader loader;
+        const auto bad = loadAndWait(loader, corrupt);
+        QVERIFY(bad);
+        QCOMPARE(bad->file->issues.size(), std::size_t(1));
+        QCOMPARE(bad->file->issues[0].line, qint64(13));
+        QVERIFY(!bad->compare.empty()); // the rest is still compared
+
+        RunFileLoader loader2;
+        const auto cut = loadAndWait(loader2, truncated);
+        QVERIFY(cut);
+        QVERIFY(cut->file->truncated);
+        QVERIFY(std::any_of(cut->file->runs.begin(), cut->file->runs.end(),
+            [](const RunData& r) { return r.summary.is_null(); })); // the run that was cut has no summary
+
+        MainWindow window;
+        QSignalSpy ended(&window, &MainWindow::replayEnded);
+        window.openRunFile(corrupt);
+        QVERIFY(ended.wait(60000));
+        QVERIFY2(ended.first().first().toString().contains(QStringLiteral("line 13")),
+            qPrintable(ended.first().first().toString()));
+    }
+
+    void driftMatrixIsAWellBehavedModel()
+    {
+        std::vector<ProbePass> passes(3);
+        for (int i = 0; i < 3; ++i) {
+            passes[std::size_t(i)].config = QStringLiteral("c");
+            passes[std::size_t(i)].model = QStringLiteral("m");
+            passes[std::size_t(i)].repeat = i;
+        }
+        passes[0].outputs = { output("p1", "same text"), output("p2", "one two three") };
+        passes[1].outputs = { output("p1", "same text"), output("p2", "one two four") };
+        ProbeOutput failed = output("p2", "");
+        failed.ok = false;
+        passes[2].outputs = { output("p1", "same text"), failed };
+        const DriftReport report = analyzeDrift(passes, {});
+
+        DriftPage page;
+        QAbstractItemModelTester tester(page.matrix(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester filterTester(page.filter(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        page.matrix()->setReport(report);
+        QCOMPARE(page.matrix()->rowCount(), 2);
+        QCOMPARE(page.matrix()->columnCount(), 3);
+        QCOMPARE(page.matrix()->index(1, 1).data(DriftMatrixModel::kStateRole).toInt(), int(ProbeState::Changed));
+        QCOMPARE(page.matrix()->index(1, 2).data(DriftMatrixModel::kStateRole).toInt(), int(ProbeState::Error));
+        page.filter()->setChangedOnly(true);
+        QCOMPARE(page.filter()->rowCount(), 1); // p1 never changed
+        page.filter()->setChangedOnly(false);
+        QCOMPARE(page.filter()->rowCount(), 2);
+        page.showCell(1, 1);
+        QVERIFY(page.referenceText().contains(QStringLiteral("three")));
+        QVERIFY(page.changedText().contains(QStringLiteral("four")));
+        page.matrix()->setReport({}); // a reset to empty
+        QCOMPARE(page.matrix()->rowCount(), 0);
+    }
+
+    void exportedChartsAreValidFiles()
+    {
+        BarChart chart;
+        chart.setData(QStringLiteral("fixture · burst · TTFT (ms) · mns2 vs mns16"),
+            { QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99") },
+            { { QStringLiteral("mns2"), Qt::blue, { 1192, 1199, 1200 } },
+                { QStringLiteral("mns16"), Qt::red, { 61, 64, 65 } } },
+            QStringLiteral("ms"));
+        const QSize size(900, 560);
+        QString error;
+        const QString png = m_dir.filePath(QStringLiteral("c.png"));
+        QVERIFY2(exportChart(chart, png, size, &error), qPrintable(error));
+        QImage image(png);
+        QCOMPARE(image.size(), size);
+        QVERIFY(image.pixelColor(5, 5) == QColor(Qt::white)); // drawn on white, not transparent
+
+        const QString svg = m_dir.filePath(QStringLiteral("c.svg"));
+        QVERIFY2(exportChart(chart, svg, size, &error), qPrintable(error));
+        QSvgRenderer renderer(svg);
+        QVERIFY(renderer.isValid());
+        QCOMPARE(renderer.viewBox().size(), size); // the drawing's own coordinate size
+        const QByteArray svgText = readAll(svg);
+        QXmlStreamReader xml(svgText);
+        while (!xml.atEnd())
+            xml.readNext();
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QVERIFY(svgText.contains("mns16")); // the legend is text, not pixels
+
+        const QString pdf = m_dir.filePath(QStringLiteral("c.pdf"));
+        QVERIFY2(exportChart(chart, pdf, size, &error), qPrintable(error));
+        const QByteArray pdfBytes = readAll(pdf);
+        QVERIFY(pdfBytes.startsWith("%PDF-"));
+        QCOMPARE(pdfBytes.count("/Type /Page\n") + pdfBytes.count("/Type /Page\r") + pdfBytes.count("/Type /Page "),
+            qsizetype(1));
+
+        QVERIFY(!exportChart(chart, m_dir.filePath(QStringLiteral("c.bmp")), size, &error));
+        QVERIFY(error.contains(QStringLiteral("png")));
+        QVERIFY(!exportChart(chart, png, QSize(10, 10), &error));
+    }
+
+    void cliExportWritesEveryFormatWithoutSecrets()
+    {
+        for (const char* format : { "png", "svg", "pdf" }) {
+            const QString out = m_dir.filePath(QStringLiteral("ttft.") + QLatin1String(format));
+            QProcess p;
+            p.start(QStringLiteral(KNOBSCOPE_BIN),
+                { QStringLiteral("export"), kFixture, QStringLiteral("--chart"), QStringLiteral("ttft"),
+                    QStringLiteral("--format"), QString::fromLatin1(format), QStringLiteral("--out"), out,
+                    QStringLiteral("--size"), QStringLiteral("800x500") });
+            QVERIFY(p.waitForFinished(60000));
+            QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+            const QByteArray bytes = readAll(out);
+            QVERIFY(!bytes.isEmpty());
+            QVERIFY(!bytes.contains("127.0.0.1")); // the fixture's server address never reaches a chart
+        }
+        QCOMPARE(QImage(m_dir.filePath(QStringLiteral("ttft.png"))).size(), QSize(800, 500));
+        const QString report = m_dir.filePath(QStringLiteral("report"));
+        QProcess p;
+        p.start(
+            QStringLiteral(KNOBSCOPE_BIN), { QStringLiteral("export"), kFixture, QStringLiteral("--report"), report });
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const QByteArray index = readAll(report + QStringLiteral("/index.md"));
+        QVERIFY(index.contains("burst-ttft.png"));
+        QVERIFY(QFile::exists(report + QStringLiteral("/burst-cdf-e2e.svg")));
+        QVERIFY(readAll(report + QStringLiteral("/compare.csv")).startsWith("arm,config,metric"));
+    }
+};
+
+QTEST_MAIN(TestReplayExport)
+#include "tst_replayexport.moc"
