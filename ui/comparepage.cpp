@@ -158,6 +158,8 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     split->addWidget(m_tableView);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
+    split->setSizes({ 480, 150 });
+    charts->setSizes({ 500, 500 });
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);

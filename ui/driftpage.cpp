@@ -164,10 +164,14 @@ void DriftPage::setResult(std::shared_ptr<const LoadedRunFile> result)
     m_bars->setData(QStringLiteral("%1 · drift at temperature 0 · probes changed (of %2)")
                         .arg(QString::fromStdString(name))
                         .arg(report.probes.size()),
-        { tr("within run"), tr("across restart"), tr("across config"), tr("any") }, sets, tr("probes"));
+        { tr("within run"), tr("restart"), tr("config"), tr("any") }, sets, tr("probes changed"));
     m_reference->clear();
     m_changed->clear();
     m_where->setText(tr("Select a ≠ cell to see where the output parts from the reference."));
+    if (!report.diffs.empty()) { // open on the first change, so the page shows what drift looks like
+        const DriftDiff& first = report.diffs.front();
+        showCell(int(report.probes.indexOf(first.probe)), first.column);
+    }
 }
 
 void DriftPage::showCell(int row, int column)

@@ -113,6 +113,15 @@ MainWindow::MainWindow(QWidget* parent)
         }
         if (result->intervals)
             return; // the second result only adds intervals; the notes were given with the first
+        if (result->path == m_replayPath && !isRunning()) {
+            // The editor shows the experiment that produced the file, ready to run again.
+            const nlohmann::json spec = result->file->experiment.value("spec", nlohmann::json());
+            QString ignored;
+            if (spec.is_object() && m_document->load(QByteArray::fromStdString(spec.dump()), &ignored)) {
+                m_specPath.clear();
+                setWindowTitle(QStringLiteral("knobscope — %1").arg(QFileInfo(result->path).fileName()));
+            }
+        }
         QStringList notes;
         for (const RunFileIssue& issue : result->file->issues)
             notes << tr("line %1: %2 (skipped)").arg(issue.line).arg(issue.message);
