@@ -17,6 +17,9 @@ int compareCommand(const QStringList& arguments)
         "peak server queue, with ratios against a baseline and 95 % bootstrap intervals (seeded)."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("RUNS.jsonl"), QStringLiteral("A run file from knobscope run."));
+    parser.addPositionalArgument(QStringLiteral("OTHER.jsonl"),
+        QStringLiteral("Optional: a second run file; its configurations are labelled LABEL @FILE and compared "
+                       "arm by arm with the first file's."));
     parser.addOption({ QStringLiteral("baseline"),
         QStringLiteral("Configuration label to compare against (default: the first)."), QStringLiteral("LABEL") });
     parser.addOption({ QStringLiteral("json"), QStringLiteral("Print JSON (one object per arm).") });
@@ -28,8 +31,9 @@ int compareCommand(const QStringList& arguments)
         { QStringLiteral("seed"), QStringLiteral("Bootstrap seed."), QStringLiteral("S"), QStringLiteral("1") });
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope compare"))
         return *exitCode;
-    if (parser.positionalArguments().size() != 1) {
-        std::fputs("knobscope compare: give exactly one run file\n", stderr);
+    const QStringList files = parser.positionalArguments();
+    if (files.isEmpty() || files.size() > 2) {
+        std::fputs("knobscope compare: give one run file, or two to compare experiments from different days\n", stderr);
         return 2;
     }
     const QString format = parser.value(QStringLiteral("format"));
@@ -43,9 +47,18 @@ int compareCommand(const QStringList& arguments)
     options.seed = parser.value(QStringLiteral("seed")).toULongLong();
     ks::RunFile file;
     QString error;
-    if (!ks::readRunFile(parser.positionalArguments().first(), &file, &error)) {
+    if (!ks::readRunFile(files.first(), &file, &error)) {
         std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(error));
         return 2;
+    }
+    if (files.size() == 2) {
+        ks::RunFile second;
+        if (!ks::readRunFile(files[1], &second, &error)) {
+            std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(error));
+            return 2;
+        }
+        const auto [first, other] = ks::fileLabels(files[0], files[1]);
+        file = ks::mergeRunFiles(file, first, second, other);
     }
     for (const ks::RunFileIssue& issue : file.issues)
         std::fprintf(stderr, "knobscope compare: line %lld: %s (skipped)\n", static_cast<long long>(issue.line),

@@ -203,6 +203,9 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
     if (arms().contains(arm))
         m_arm->setCurrentText(arm);
     m_filling = false;
+    const QString files = m_result->otherPath.isEmpty()
+        ? m_result->path
+        : tr("%1 and %2 (LABEL @FILE)").arg(m_result->path, m_result->otherPath);
     if (!m_result->error.isEmpty())
         m_note->setText(m_result->error);
     else if (m_result->compare.empty())
@@ -211,8 +214,8 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
         m_note->setText(m_result->intervals
                 ? tr("%1 · ratios against the baseline with 95 % bootstrap intervals (1000 resamples); * and bold: "
                      "the interval excludes 1.")
-                      .arg(m_result->path)
-                : tr("%1 · computing 95 % intervals …").arg(m_result->path));
+                      .arg(files)
+                : tr("%1 · computing 95 % intervals …").arg(files));
     refresh();
 }
 

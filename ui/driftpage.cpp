@@ -158,6 +158,8 @@ void DriftPage::setResult(std::shared_ptr<const LoadedRunFile> result)
             { double(c.withinRun.size()), double(c.acrossRestart.size()), double(c.acrossConfig.size()),
                 double(c.mismatches.size()) } };
     }
+    for (const QString& problem : report.problems)
+        html += QStringLiteral("<p style='color:#c0392b'>%1</p>").arg(problem.toHtmlEscaped());
     m_summary->setText(html + QStringLiteral("</table>"));
     const std::string name
         = result->file->experiment.value("spec", nlohmann::json::object()).value("name", std::string("experiment"));

@@ -113,7 +113,7 @@ MainWindow::MainWindow(QWidget* parent)
         }
         if (result->intervals)
             return; // the second result only adds intervals; the notes were given with the first
-        if (result->path == m_replayPath && !isRunning()) {
+        if (result->path == m_replayPath && result->otherPath.isEmpty() && !isRunning()) {
             // The editor shows the experiment that produced the file, ready to run again.
             const nlohmann::json spec = result->file->experiment.value("spec", nlohmann::json());
             QString ignored;
@@ -168,6 +168,16 @@ void MainWindow::buildMenus()
             this, tr("Open run file"), m_settings->runDirectory(), tr("Run files (*.jsonl);;All files (*)"));
         if (!path.isEmpty())
             openRunFile(path);
+    });
+    file->addAction(tr("Co&mpare with another run file…"), this, [this] {
+        if (m_replayPath.isEmpty() && m_runFile.isEmpty()) {
+            statusBar()->showMessage(tr("Open a run file (or run an experiment) first"), 5000);
+            return;
+        }
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Compare with run file"), m_settings->runDirectory(), tr("Run files (*.jsonl);;All files (*)"));
+        if (!path.isEmpty())
+            compareWith(path);
     });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     QMenu* bundled = file->addMenu(tr("Open &bundled"));
@@ -410,6 +420,16 @@ void MainWindow::openRunFile(const QString& path)
     m_pages->setCurrentWidget(m_live);
 }
 
+void MainWindow::compareWith(const QString& otherPath)
+{
+    const QString first = m_replayPath.isEmpty() ? m_runFile : m_replayPath;
+    if (first.isEmpty() || isRunning())
+        return;
+    log(tr("Comparing %1 with %2: configurations are labelled LABEL @FILE").arg(first, otherPath));
+    m_loader->load(QStringList { first, otherPath });
+    m_pages->setCurrentWidget(m_compare);
+}
+
 void MainWindow::startReplay(double fastForwardFraction)
 {
     stopReplay();
@@ -421,6 +441,7 @@ void MainWindow::startReplay(double fastForwardFraction)
     connect(m_replay, &ReplayFeed::progressed, this, &MainWindow::onProgress);
     connect(m_replay, &ReplayFeed::snapshotReady, this, &MainWindow::onSnapshot);
     connect(m_replay, &ReplayFeed::runFinished, this, &MainWindow::onRunFinished);
+    connect(m_replay, &ReplayFeed::serverLine, this, [this](const QString& line) { log(line); });
     connect(m_replay, &ReplayFeed::finished, this, [this](const QString& message) {
         m_status->setText(tr("Replay of %1 finished").arg(QFileInfo(m_replayPath).fileName()));
         m_replayBar->setPosition(1, 1);
@@ -455,12 +476,10 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 void MainWindow::dropEvent(QDropEvent* event)
 {
     const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.size() > 1)
-        statusBar()->showMessage(tr("Opening the first file only; to compare two run files' probes, use "
-                                    "'knobscope drift A.jsonl B.jsonl'"),
-            8000);
     if (!urls.isEmpty() && urls.first().isLocalFile())
         openPath(urls.first().toLocalFile());
+    if (urls.size() == 2 && urls[1].isLocalFile() && urls[1].toLocalFile().endsWith(QLatin1String(".jsonl")))
+        compareWith(urls[1].toLocalFile()); // two run files: the second is compared with the first
 }
 
 void MainWindow::log(const QString& line)

@@ -44,6 +44,8 @@ public:
     QString runFilePath() const { return m_runFile; }
     /// Replays a saved run file on the Live page and fills Compare and Drift from it.
     void openRunFile(const QString& path);
+    /// Compares the open run file with another one (Compare and Drift; the Live page keeps the first).
+    void compareWith(const QString& otherPath);
 
     LivePage* livePage() const { return m_live; }
     ExperimentDocument* document() const { return m_document; }

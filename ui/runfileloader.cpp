@@ -39,12 +39,13 @@ void RunFileLoader::deliver(quint64 generation, std::shared_ptr<const LoadedRunF
     });
 }
 
-void RunFileLoader::load(const QString& path, const QString& baseline, bool withIntervals)
+void RunFileLoader::load(const QStringList& paths, const QString& baseline, bool withIntervals)
 {
     const quint64 generation = ++m_generation;
-    startJob([this, generation, path, baseline, withIntervals] {
+    startJob([this, generation, paths, baseline, withIntervals] {
         auto result = std::make_shared<LoadedRunFile>();
-        result->path = path;
+        result->path = paths.value(0);
+        result->otherPath = paths.value(1);
         result->baseline = baseline;
         auto report = [this, generation](int percent, const QString& what) {
             QMetaObject::invokeMethod(this, [this, generation, percent, what] {
@@ -52,27 +53,48 @@ void RunFileLoader::load(const QString& path, const QString& baseline, bool with
                     emit progress(percent, what);
             });
         };
-        report(0, tr("Reading %1").arg(path));
+        std::vector<RunFile> files(std::size_t(paths.size()));
         QString error;
-        auto file = std::make_shared<RunFile>();
-        if (!readRunFile(path, file.get(), &error, [&](qint64 done, qint64 total) {
-                report(int(total > 0 ? done * 80 / total : 0), tr("Reading %1").arg(path));
-            })) {
-            result->error = error;
-            deliver(generation, result);
-            return;
+        for (int i = 0; i < paths.size(); ++i) {
+            const int from = i * 80 / int(paths.size());
+            const int span = 80 / int(paths.size());
+            report(from, tr("Reading %1").arg(paths[i]));
+            if (!readRunFile(paths[i], &files[std::size_t(i)], &error, [&](qint64 done, qint64 total) {
+                    report(from + int(total > 0 ? done * span / total : 0), tr("Reading %1").arg(paths[i]));
+                })) {
+                result->error = error;
+                deliver(generation, result);
+                return;
+            }
         }
-        result->file = file;
+        nlohmann::json set;
+        std::vector<ProbePass> passes = probePassesOf(files[0], 0, &set);
+        if (files.size() == 2) {
+            nlohmann::json otherSet;
+            std::vector<ProbePass> other = probePassesOf(files[1], 1, &otherSet);
+            QString problem;
+            if (!other.empty() && (passes.empty() || sameProbeSet(set, otherSet, &problem)))
+                std::move(other.begin(), other.end(), std::back_inserter(passes));
+            if (set.is_null())
+                set = otherSet;
+            if (!problem.isEmpty())
+                result->drift.problems << problem;
+            const auto [first, second] = fileLabels(paths[0], paths[1]);
+            result->file = std::make_shared<RunFile>(mergeRunFiles(files[0], first, files[1], second));
+        } else {
+            result->file = std::make_shared<RunFile>(std::move(files[0]));
+        }
         report(85, tr("Comparing configurations"));
         CompareOptions quick;
         quick.baseline = baseline;
         quick.resamples = 0;
         result->compare = compareRuns(*result->file, quick, &error);
-        nlohmann::json set;
-        const std::vector<ProbePass> passes = probePassesOf(*result->file, 0, &set);
         result->hasProbes = !passes.empty();
-        if (result->hasProbes)
+        if (result->hasProbes) {
+            const QStringList problems = result->drift.problems;
             result->drift = analyzeDrift(passes, set);
+            result->drift.problems = problems;
+        }
         report(100, tr("Computing 95 % intervals"));
         deliver(generation, result);
         if (!withIntervals || generation != m_generation)

@@ -13,8 +13,9 @@ namespace ks {
 /// the core's compareRuns() and analyzeDrift() results. Immutable once built,
 /// so pages share it without copies.
 struct LoadedRunFile {
-    QString path;
-    std::shared_ptr<const RunFile> file; ///< shared by every result of one load
+    QString path; ///< the first file
+    QString otherPath; ///< the second file when two are compared, else empty
+    std::shared_ptr<const RunFile> file; ///< shared by every result of one load (two files: merged)
     nlohmann::json compare; ///< compareRuns() for `baseline`
     bool intervals = false; ///< compare has bootstrap intervals (they follow the first result)
     QString baseline;
@@ -33,7 +34,12 @@ public:
     ~RunFileLoader() override;
 
     /// `withIntervals` false: stop after the first result (no bootstrap), for charts only.
-    void load(const QString& path, const QString& baseline = {}, bool withIntervals = true);
+    void load(const QString& path, const QString& baseline = {}, bool withIntervals = true)
+    {
+        load(QStringList { path }, baseline, withIntervals);
+    }
+    /// Two files: compared as one (configurations labelled "LABEL @FILE"), drift across both.
+    void load(const QStringList& paths, const QString& baseline = {}, bool withIntervals = true);
     /// Recomputes the comparison of the current file against another baseline.
     void setBaseline(const QString& baseline);
     std::shared_ptr<const LoadedRunFile> current() const { return m_current; }

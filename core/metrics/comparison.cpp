@@ -4,6 +4,8 @@
 #include "metrics/percentiles.h"
 #include "metrics/runsummary.h"
 
+#include <QFileInfo>
+
 #include <map>
 
 namespace ks {
@@ -146,6 +148,37 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
         out.push_back(armEntry);
     }
     return out;
+}
+
+std::pair<QString, QString> fileLabels(const QString& firstPath, const QString& secondPath)
+{
+    const QString a = QFileInfo(firstPath).completeBaseName();
+    const QString b = QFileInfo(secondPath).completeBaseName();
+    if (a == b)
+        return { QStringLiteral("1"), QStringLiteral("2") };
+    return { a, b };
+}
+
+RunFile mergeRunFiles(const RunFile& first, const QString& firstName, const RunFile& second, const QString& secondName)
+{
+    RunFile merged;
+    merged.experiment = first.experiment;
+    for (const auto& [file, name] : { std::pair { &first, firstName }, std::pair { &second, secondName } }) {
+        const QString suffix = QStringLiteral(" @") + name;
+        for (RunData run : file->runs) {
+            run.config += suffix;
+            run.run = run.config + QLatin1Char('/') + run.arm;
+            for (RequestRecord& r : run.requests)
+                r.run = run.run;
+            merged.runs.push_back(std::move(run));
+        }
+        for (const RunFileIssue& issue : file->issues)
+            merged.issues.push_back({ issue.line, name + QStringLiteral(": ") + issue.message });
+        merged.truncated = merged.truncated || file->truncated;
+        merged.lines += file->lines;
+    }
+    // compareRuns() keeps arms in first-seen order and configurations in file order within each.
+    return merged;
 }
 
 } // namespace ks

@@ -18,4 +18,11 @@ struct CompareOptions {
 /// configuration's run was. Returns a JSON array, one object per arm, in file order.
 nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, QString* error);
 
+/// Two files as one, to compare experiments run on different days: every
+/// configuration label (and run label) gets " @NAME" of its file, and arms
+/// keep their names, so compareRuns() puts matching arms side by side.
+/// Short names for two files in labels: their base names, or "1" and "2" when those are equal.
+std::pair<QString, QString> fileLabels(const QString& firstPath, const QString& secondPath);
+RunFile mergeRunFiles(const RunFile& first, const QString& firstName, const RunFile& second, const QString& secondName);
+
 } // namespace ks

@@ -120,6 +120,9 @@ bool JsonlReplay::handleLine(const QByteArray& raw)
             = [&j](const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() : -1.0; };
         emit serverSampled(QString::fromStdString(j.value("run", "")), j.value("t_us", qint64(0)), number("running"),
             number("waiting"), number("kv_cache_usage"));
+    } else if (type == "server_event") {
+        emit serverEventRead(QString::fromStdString(j.value("run", "")), QString::fromStdString(j.value("event", "")),
+            QString::fromStdString(j.value("detail", "")));
     } else if (type == "summary") {
         flush();
         emit runFinished(QString::fromStdString(j.value("run", "")), line);

@@ -30,6 +30,11 @@ ReplayFeed::ReplayFeed(QString path, double speed, QObject* parent)
             j.erase("type");
         emit runFinished(run, QByteArray::fromStdString(j.dump()));
     });
+    connect(&m_replay, &RunSource::serverEventRead, this,
+        [this](const QString&, const QString& event, const QString& detail) {
+            emit serverLine(
+                event == QLatin1String("output") ? detail : QStringLiteral("[server %1] %2").arg(event, detail));
+        });
     connect(&m_replay, &RunSource::issueFound, this, [this](qint64 line, const QString& message) {
         m_issues << QStringLiteral("line %1: %2").arg(line).arg(message);
         emit issueFound(line, message);

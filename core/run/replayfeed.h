@@ -37,6 +37,8 @@ signals:
     void snapshotReady(const QString& run, const ks::RunSnapshot& snapshot);
     void runFinished(const QString& run, const QByteArray& summaryJson);
     void issueFound(qint64 line, const QString& message);
+    /// What the live run showed on its Log page: server output and lifecycle events.
+    void serverLine(const QString& line);
     void finished(const QString& message);
 
 private:

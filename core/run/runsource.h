@@ -34,6 +34,8 @@ signals:
     void runFinished(const QString& run, const QByteArray& summaryJson);
     /// A scrape of the server's metrics (-1: the server did not report it).
     void serverSampled(const QString& run, qint64 tUs, double running, double waiting, double kvCacheUsage);
+    /// A server lifecycle event or a line of server output (`server_event` records).
+    void serverEventRead(const QString& run, const QString& event, const QString& detail);
     /// A line the source could not use; replay goes on.
     void issueFound(qint64 line, const QString& message);
     void finished();

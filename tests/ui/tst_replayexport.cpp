@@ -173,6 +173,39 @@ private slots:
             qPrintable(ended.first().first().toString()));
     }
 
+    void twoFilesCompareSideBySide()
+    {
+        // A second copy whose probe file was edited (its SHA-256 differs).
+        QByteArray text = readAll(kFixture);
+        const QByteArray sha = "\"sha256\":\"";
+        for (qsizetype at = text.indexOf(sha); at >= 0; at = text.indexOf(sha, at + 1))
+            text.replace(at + sha.size(), 4, "beef");
+        const QString edited = m_dir.filePath(QStringLiteral("edited.jsonl"));
+        QFile f(edited);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text);
+        f.close();
+
+        RunFileLoader loader;
+        std::shared_ptr<const LoadedRunFile> last;
+        connect(&loader, &RunFileLoader::loaded, this, [&last](std::shared_ptr<const LoadedRunFile> r) { last = r; });
+        loader.load(QStringList { kFixture, kFixture }, {}, false);
+        QTRY_VERIFY_WITH_TIMEOUT(last != nullptr, 60000);
+        const json& arm = last->compare[0];
+        QCOMPARE(arm["configs"].size(), std::size_t(4));
+        QCOMPARE(arm["configs"][2]["config"].get<std::string>(), std::string("mns2 @2"));
+        QCOMPARE(arm["configs"][2]["ratio"]["ttft_ms"]["p50"].get<double>(), 1.0); // the same run, from the other file
+        QCOMPARE(last->drift.configs.size(), std::size_t(4)); // both files' probe passes
+        QVERIFY(last->drift.problems.isEmpty());
+
+        last.reset();
+        loader.load(QStringList { kFixture, edited }, {}, false);
+        QTRY_VERIFY_WITH_TIMEOUT(last != nullptr, 60000);
+        QCOMPARE(last->drift.configs.size(), std::size_t(2)); // the edited set is not compared
+        QVERIFY(!last->drift.problems.isEmpty());
+        QVERIFY(last->drift.problems.first().contains(QStringLiteral("different probe sets")));
+    }
+
     void driftMatrixIsAWellBehavedModel()
     {
         std::vector<ProbePass> passes(3);
