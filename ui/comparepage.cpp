@@ -200,8 +200,17 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
     const QString arm = m_arm->currentText();
     m_arm->clear();
     m_arm->addItems(arms());
-    if (arms().contains(arm))
+    if (arms().contains(arm)) {
         m_arm->setCurrentText(arm);
+    } else {
+        // Open on the first arm that made a server queue: a gentle arm compares idle servers.
+        for (const nlohmann::json& a : m_result->compare) {
+            if (!a.value("gentle", false)) {
+                m_arm->setCurrentText(QString::fromStdString(a.value("arm", std::string())));
+                break;
+            }
+        }
+    }
     m_filling = false;
     const QString files = m_result->otherPath.isEmpty()
         ? m_result->path

@@ -166,7 +166,7 @@ void DriftPage::setResult(std::shared_ptr<const LoadedRunFile> result)
     m_bars->setData(QStringLiteral("%1 · drift at temperature 0 · probes changed (of %2)")
                         .arg(QString::fromStdString(name))
                         .arg(report.probes.size()),
-        { tr("within run"), tr("restart"), tr("config"), tr("any") }, sets, tr("probes changed"));
+        { tr("within"), tr("restart"), tr("config"), tr("any") }, sets, tr("probes changed"));
     m_reference->clear();
     m_changed->clear();
     m_where->setText(tr("Select a ≠ cell to see where the output parts from the reference."));

@@ -67,6 +67,22 @@ QString DriftReport::Column::label() const
     return s + QStringLiteral(" #%1").arg(repeat + 1);
 }
 
+ProbeOutput probeOutputOf(const RequestRecord& r, bool withText)
+{
+    ProbeOutput o;
+    o.probe = r.probe;
+    o.order = r.id;
+    o.ok = r.ok;
+    o.error = r.error;
+    o.contentSha256 = r.outputSha256;
+    o.reasoningSha256 = r.reasoningSha256;
+    if (withText) {
+        o.content = r.outputText;
+        o.reasoning = r.reasoningText;
+    }
+    return o;
+}
+
 std::vector<ProbePass> probePassesOf(const RunFile& file, int source, nlohmann::json* setIdentity)
 {
     std::vector<ProbePass> passes;
@@ -80,16 +96,7 @@ std::vector<ProbePass> probePassesOf(const RunFile& file, int source, nlohmann::
         for (const RequestRecord& r : run.requests) {
             if (r.probe.isEmpty())
                 continue;
-            ProbePass& pass = byRepeat[std::max(0, r.probeRepeat)];
-            ProbeOutput o;
-            o.probe = r.probe;
-            o.ok = r.ok;
-            o.error = r.error;
-            o.contentSha256 = r.outputSha256;
-            o.reasoningSha256 = r.reasoningSha256;
-            o.content = r.outputText;
-            o.reasoning = r.reasoningText;
-            pass.outputs.push_back(std::move(o));
+            byRepeat[std::max(0, r.probeRepeat)].outputs.push_back(probeOutputOf(r, true));
         }
         for (auto& [repeat, pass] : byRepeat) {
             pass.source = source;
@@ -127,10 +134,16 @@ DriftReport analyzeDrift(const std::vector<ProbePass>& passes, nlohmann::json se
     report.set = std::move(set);
     QSet<QString> seen;
     for (const ProbePass& pass : passes) {
-        for (const ProbeOutput& o : pass.outputs) {
-            if (!seen.contains(o.probe)) {
-                seen.insert(o.probe);
-                report.probes << o.probe;
+        // Outputs arrive in completion order; rows follow the probe set's order.
+        std::vector<const ProbeOutput*> ordered;
+        for (const ProbeOutput& o : pass.outputs)
+            ordered.push_back(&o);
+        std::stable_sort(ordered.begin(), ordered.end(),
+            [](const ProbeOutput* a, const ProbeOutput* b) { return a->order < b->order; });
+        for (const ProbeOutput* o : ordered) {
+            if (!seen.contains(o->probe)) {
+                seen.insert(o->probe);
+                report.probes << o->probe;
             }
         }
     }

@@ -16,6 +16,7 @@ namespace ks {
 /// One probe output as recorded (a `request` record with `probe` set).
 struct ProbeOutput {
     QString probe;
+    qint64 order = 0; ///< the request's id: probe outputs sort into probe-set order by it
     bool ok = false;
     QString error;
     QByteArray contentSha256, reasoningSha256;
@@ -79,6 +80,8 @@ struct DriftReport {
     nlohmann::json toJson() const;
 };
 
+/// A probe record's output; `withText` keeps the texts (the analysis shows them; a live count does not need them).
+ProbeOutput probeOutputOf(const RequestRecord& record, bool withText);
 /// The probe passes stored in a run file, plus its set identity (null if none).
 std::vector<ProbePass> probePassesOf(const RunFile& file, int source, nlohmann::json* setIdentity);
 /// Compares every pass with the reference of its model: the first pass of the

@@ -24,13 +24,7 @@ void DriftTally::add(const QString& config, const QString& model, int restart, c
             pass.repeat = repeat;
             it = m_passes.insert(at, std::move(pass));
         }
-        ProbeOutput o;
-        o.probe = r.probe;
-        o.ok = r.ok;
-        o.error = r.error;
-        o.contentSha256 = r.outputSha256;
-        o.reasoningSha256 = r.reasoningSha256;
-        it->outputs.push_back(std::move(o));
+        it->outputs.push_back(probeOutputOf(r, false));
         added = true;
     }
     if (added)

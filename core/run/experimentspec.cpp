@@ -412,7 +412,7 @@ QStringList ExperimentSpec::serverCommand(const ConfigSpec& config) const
     return argv;
 }
 
-LoadSpec ExperimentSpec::loadSpec(const ConfigSpec& config, const ArmSpec& arm) const
+LoadSpec ExperimentSpec::targetLoadSpec(const ConfigSpec& config) const
 {
     LoadSpec load;
     load.baseUrl = baseUrl;
@@ -420,6 +420,13 @@ LoadSpec ExperimentSpec::loadSpec(const ConfigSpec& config, const ArmSpec& arm) 
     load.model = config.model;
     load.apiKeyEnv = apiKeyEnv;
     load.verifyTls = verifyTls;
+    load.seed = seed;
+    return load;
+}
+
+LoadSpec ExperimentSpec::loadSpec(const ConfigSpec& config, const ArmSpec& arm) const
+{
+    LoadSpec load = targetLoadSpec(config);
     load.mode = arm.mode;
     load.concurrency = arm.concurrency;
     load.rate = arm.rate;
@@ -429,19 +436,13 @@ LoadSpec ExperimentSpec::loadSpec(const ConfigSpec& config, const ArmSpec& arm) 
     load.warmupRequests = arm.warmup;
     load.maxTokens = arm.maxTokens;
     load.inputTokens = arm.inputTokens > 0 ? arm.inputTokens : inputTokens;
-    load.seed = seed;
     load.runLabel = config.label + QLatin1Char('/') + arm.name;
     return load;
 }
 
 LoadSpec ExperimentSpec::probeLoadSpec(const ConfigSpec& config, std::shared_ptr<const ProbeSet> set, int restart) const
 {
-    LoadSpec load;
-    load.baseUrl = baseUrl;
-    load.api = api;
-    load.model = config.model;
-    load.apiKeyEnv = apiKeyEnv;
-    load.verifyTls = verifyTls;
+    LoadSpec load = targetLoadSpec(config);
     load.mode = LoadSpec::Mode::Concurrency;
     load.concurrency = probes->concurrency;
     load.requests = int(set->probes.size()) * (restart == 0 ? probes->repeats : 1);
@@ -449,7 +450,6 @@ LoadSpec ExperimentSpec::probeLoadSpec(const ConfigSpec& config, std::shared_ptr
     load.inputTokens = 1; // unused: probes send their own prompts
     load.ignoreEos = false;
     load.temperature = 0;
-    load.seed = seed;
     load.probes = std::move(set);
     load.runLabel = config.label + QLatin1Char('/') + probeRunName(restart);
     return load;

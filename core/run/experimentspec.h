@@ -76,6 +76,10 @@ struct ExperimentSpec {
     /// One probe pass against one configuration: every probe `repeats` times
     /// before any restart, once after each.
     LoadSpec probeLoadSpec(const ConfigSpec& config, std::shared_ptr<const ProbeSet> set, int restart) const;
+
+private:
+    /// The target and model of one configuration, with the spec's seed: what every load shares.
+    LoadSpec targetLoadSpec(const ConfigSpec& config) const;
 };
 
 /// The arm name of probe passes: "probes", then "probes-restart1".

@@ -2,10 +2,11 @@
 // then `knobscope drift` on the file the runner wrote.
 #include "run/experimentrunner.h"
 
+#include "common/freeport.h"
+
 #include <QFile>
 #include <QProcess>
 #include <QSignalSpy>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -13,13 +14,6 @@ using namespace ks;
 using nlohmann::json;
 
 namespace {
-
-quint16 freePort()
-{
-    QTcpServer server;
-    server.listen(QHostAddress::LocalHost, 0);
-    return server.serverPort();
-}
 
 json driftSpec(quint16 port)
 {

@@ -2,10 +2,11 @@
 #include "run/experimentrunner.h"
 #include "store/runfile.h"
 
+#include "common/freeport.h"
+
 #include <QFile>
 #include <QProcess>
 #include <QSignalSpy>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -16,13 +17,6 @@ using namespace ks;
 using nlohmann::json;
 
 namespace {
-
-quint16 freePort()
-{
-    QTcpServer server;
-    server.listen(QHostAddress::LocalHost, 0);
-    return server.serverPort();
-}
 
 json miniSpec(quint16 port, const std::string& program)
 {

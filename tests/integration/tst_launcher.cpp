@@ -1,9 +1,10 @@
 #include "../sim/simprocess.h"
 #include "run/serverlauncher.h"
 
+#include "common/freeport.h"
+
 #include <QFile>
 #include <QSignalSpy>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -12,13 +13,6 @@
 using namespace ks;
 
 namespace {
-
-quint16 freePort()
-{
-    QTcpServer server;
-    server.listen(QHostAddress::LocalHost, 0);
-    return server.serverPort();
-}
 
 ServerLauncher::Options simOptions(quint16 port, const QString& log = {})
 {

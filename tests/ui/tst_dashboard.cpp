@@ -8,22 +8,16 @@
 #include "runcontroller.h"
 #include "store/runfile.h"
 
+#include "common/freeport.h"
+
 #include <QSignalSpy>
 #include <QStandardPaths>
-#include <QTcpServer>
 #include <QTest>
 
 using namespace ks;
 using nlohmann::json;
 
 namespace {
-
-quint16 freePort()
-{
-    QTcpServer server;
-    server.listen(QHostAddress::LocalHost, 0);
-    return server.serverPort();
-}
 
 json shortSpec(int requests)
 {

@@ -45,6 +45,7 @@ void BarChart::setData(
         auto* bars = new QBarSet(s.name);
         bars->setColor(s.color);
         bars->setBorderColor(s.color.darker(130));
+        bars->setLabelColor(m_chart->theme() == QChart::ChartThemeDark ? QColor(230, 230, 230) : QColor(30, 30, 30));
         for (double v : s.values) {
             *bars << v;
             top = std::max(top, v);
@@ -54,12 +55,14 @@ void BarChart::setData(
     series->setLabelsVisible(true);
     series->setLabelsFormat(QStringLiteral("@value"));
     series->setLabelsPrecision(4);
+    series->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
+    series->setLabelsAngle(-90); // narrow bars side by side: upright labels would overlap
     m_chart->addSeries(series);
     auto* x = new QBarCategoryAxis;
     x->append(categories);
     auto* y = new QValueAxis;
     y->setTitleText(yLabel);
-    y->setRange(0, top > 0 ? top * 1.15 : 1);
+    y->setRange(0, top > 0 ? top * 1.25 : 1); // room for the value labels above the bars
     y->setLabelFormat(QStringLiteral("%g"));
     y->applyNiceNumbers();
     m_chart->addAxis(x, Qt::AlignBottom);
@@ -89,8 +92,11 @@ void BarChart::renderTo(QPaintDevice* device, const QSize& size)
     const QChart::ChartTheme theme = m_chart->theme();
     if (theme != QChart::ChartThemeLight) {
         m_chart->setTheme(QChart::ChartThemeLight); // exports are for documents: dark on white
-        for (int i = 0; i < m_sets.size(); ++i)
-            static_cast<QBarSeries*>(m_chart->series().front())->barSets()[i]->setColor(m_sets[i].color);
+        for (int i = 0; i < m_sets.size(); ++i) {
+            QBarSet* bars = static_cast<QBarSeries*>(m_chart->series().front())->barSets()[i];
+            bars->setColor(m_sets[i].color);
+            bars->setLabelColor(QColor(30, 30, 30));
+        }
     }
     m_chart->resize(size);
     QPainter painter(device);
