@@ -6,7 +6,7 @@
 #include "experimenteditor.h"
 #include "livepage.h"
 #include "replaybar.h"
-#include "run/replayfeed.h"
+#include "replaycontroller.h"
 #include "runcontroller.h"
 #include "runfileloader.h"
 #include "settings.h"
@@ -53,6 +53,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_compare(new ComparePage(m_loader, this))
     , m_drift(new DriftPage(this))
     , m_replayBar(new ReplayBar(this))
+    , m_replay(new ReplayController(m_replayBar, this))
     , m_pages(new QTabWidget(this))
     , m_splitter(new QSplitter(Qt::Horizontal, this))
     , m_status(new QLabel(this))
@@ -85,59 +86,27 @@ MainWindow::MainWindow(QWidget* parent)
 
     addToolBar(Qt::TopToolBarArea, m_replayBar);
     m_replayBar->hide();
-    connect(m_replayBar, &ReplayBar::speedChanged, this, [this](double speed) {
-        if (m_replay)
-            m_replay->setSpeed(speed);
+    // A replay feeds the same handlers as a live run.
+    connect(m_replay, &ReplayController::replayStarting, this, [this](const QString& path) {
+        m_live->clear();
+        m_currentRun.clear();
+        m_experimentClock.start();
+        log(tr("Replaying %1").arg(path));
     });
-    connect(m_replayBar, &ReplayBar::pausedChanged, this, [this](bool paused) {
-        if (m_replay)
-            m_replay->setPaused(paused);
+    connect(m_replay, &ReplayController::runStarted, this, &MainWindow::onRunStarted);
+    connect(m_replay, &ReplayController::progressed, this, &MainWindow::onProgress);
+    connect(m_replay, &ReplayController::snapshotReady, this, &MainWindow::onSnapshot);
+    connect(m_replay, &ReplayController::runFinished, this, &MainWindow::onRunFinished);
+    connect(m_replay, &ReplayController::serverLine, this, [this](const QString& line) { log(line); });
+    connect(m_replay, &ReplayController::finished, this, [this](const QString& message) {
+        m_status->setText(tr("Replay of %1 finished").arg(QFileInfo(m_replay->path()).fileName()));
+        if (!message.isEmpty())
+            log(tr("Lines the replay skipped:\n%1").arg(message));
+        emit replayEnded(message);
     });
-    connect(m_replayBar, &ReplayBar::seekRequested, this, [this](double fraction) { startReplay(fraction); });
-    auto* position = new QTimer(this);
-    position->setInterval(200);
-    connect(position, &QTimer::timeout, this, [this] {
-        if (m_replay)
-            m_replayBar->setPosition(m_replay->bytesRead(), m_replay->bytesTotal());
-    });
-    position->start();
     connect(m_loader, &RunFileLoader::progress, this,
         [this](int percent, const QString& what) { statusBar()->showMessage(tr("%1 … %2 %").arg(what).arg(percent)); });
-    connect(m_loader, &RunFileLoader::loaded, this, [this](std::shared_ptr<const LoadedRunFile> result) {
-        m_compare->setResult(result);
-        m_drift->setResult(result);
-        if (!result->error.isEmpty()) {
-            log(result->error);
-            statusBar()->showMessage(result->error);
-            return;
-        }
-        if (result->intervals)
-            return; // the second result only adds intervals; the notes were given with the first
-        if (result->path == m_replayPath && result->otherPath.isEmpty() && !isRunning()) {
-            // The editor shows the experiment that produced the file, ready to run again.
-            const nlohmann::json spec = result->file->experiment.value("spec", nlohmann::json());
-            QString ignored;
-            if (spec.is_object() && m_document->load(QByteArray::fromStdString(spec.dump()), &ignored)) {
-                m_specPath.clear();
-                setWindowTitle(QStringLiteral("knobscope — %1").arg(QFileInfo(result->path).fileName()));
-            }
-        }
-        QStringList notes;
-        for (const RunFileIssue& issue : result->file->issues)
-            notes << tr("line %1: %2 (skipped)").arg(issue.line).arg(issue.message);
-        if (result->file->truncated)
-            notes << tr("the file ends in the middle of line %1: the run was killed or is still being written; "
-                        "everything before it is shown")
-                         .arg(result->file->lines);
-        for (const RunData& run : result->file->runs)
-            if (run.summary.is_null())
-                notes << tr("%1 has no summary line: it did not finish").arg(run.run);
-        log(tr("Loaded %1: %2 runs").arg(result->path).arg(result->file->runs.size())
-            + (notes.isEmpty() ? QString() : QStringLiteral("\n  ") + notes.join(QStringLiteral("\n  "))));
-        statusBar()->showMessage(notes.isEmpty()
-                ? tr("Loaded %1").arg(result->path)
-                : tr("Loaded %1 with %2 notes (see the Log page)").arg(result->path).arg(notes.size()));
-    });
+    connect(m_loader, &RunFileLoader::loaded, this, &MainWindow::onRunFileLoaded);
     setAcceptDrops(true);
 
     buildMenus();
@@ -170,7 +139,7 @@ void MainWindow::buildMenus()
             openRunFile(path);
     });
     file->addAction(tr("Co&mpare with another run file…"), this, [this] {
-        if (m_replayPath.isEmpty() && m_runFile.isEmpty()) {
+        if (m_replay->path().isEmpty() && m_runFile.isEmpty()) {
             statusBar()->showMessage(tr("Open a run file (or run an experiment) first"), 5000);
             return;
         }
@@ -296,7 +265,8 @@ void MainWindow::run()
 {
     if (isRunning())
         return;
-    stopReplay();
+    m_replay->stop();
+    m_replayBar->hide();
     m_editor->validateNow();
     auto parsed = m_document->validate();
     if (!std::holds_alternative<ExperimentSpec>(parsed)) {
@@ -398,6 +368,44 @@ void MainWindow::onFinished(const QString& message)
         close();
 }
 
+void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
+{
+    m_compare->setResult(result);
+    m_drift->setResult(result);
+    if (!result->error.isEmpty()) {
+        log(result->error);
+        statusBar()->showMessage(result->error);
+        return;
+    }
+    if (result->intervals)
+        return; // the second result only adds intervals; the notes were given with the first
+    if (result->path == m_replay->path() && result->otherPath.isEmpty() && !isRunning()) {
+        // The editor shows the experiment that produced the file, ready to run again.
+        const nlohmann::json spec = result->file->experiment.value("spec", nlohmann::json());
+        QString ignored;
+        if (spec.is_object() && m_document->load(QByteArray::fromStdString(spec.dump()), &ignored)) {
+            m_specPath.clear();
+            setWindowTitle(QStringLiteral("knobscope — %1").arg(QFileInfo(result->path).fileName()));
+        }
+    }
+    QStringList notes;
+    for (const RunFileIssue& issue : result->file->issues)
+        notes << tr("line %1: %2 (skipped)").arg(issue.line).arg(issue.message);
+    if (result->file->truncated)
+        notes << tr("the file ends in the middle of line %1: the run was killed or is still being written; everything "
+                    "before it is shown")
+                     .arg(result->file->lines);
+    for (const RunData& run : result->file->runs)
+        if (run.summary.is_null())
+            notes << tr("%1 has no summary line: it did not finish").arg(run.run);
+    log(tr("Loaded %1: %2 runs").arg(result->path).arg(result->file->runs.size())
+        + (notes.isEmpty() ? QString() : QStringLiteral("\n  ") + notes.join(QStringLiteral("\n  "))));
+    statusBar()->showMessage(notes.isEmpty()
+            ? tr("Loaded %1").arg(result->path)
+            : tr("Loaded %1 with %2 notes (see the Log page)").arg(result->path).arg(notes.size()),
+        8000);
+}
+
 void MainWindow::openPath(const QString& path)
 {
     if (path.endsWith(QLatin1String(".jsonl"), Qt::CaseInsensitive))
@@ -412,59 +420,21 @@ void MainWindow::openRunFile(const QString& path)
         statusBar()->showMessage(tr("Stop the running experiment before opening a run file"), 5000);
         return;
     }
-    m_replayPath = path;
     m_settings->addRecentFile(path);
     rebuildRecentMenu();
     m_loader->load(path);
-    startReplay(0);
+    m_replay->start(path);
     m_pages->setCurrentWidget(m_live);
 }
 
 void MainWindow::compareWith(const QString& otherPath)
 {
-    const QString first = m_replayPath.isEmpty() ? m_runFile : m_replayPath;
+    const QString first = m_replay->path().isEmpty() ? m_runFile : m_replay->path();
     if (first.isEmpty() || isRunning())
         return;
     log(tr("Comparing %1 with %2: configurations are labelled LABEL @FILE").arg(first, otherPath));
     m_loader->load(QStringList { first, otherPath });
     m_pages->setCurrentWidget(m_compare);
-}
-
-void MainWindow::startReplay(double fastForwardFraction)
-{
-    stopReplay();
-    if (m_replayPath.isEmpty())
-        return;
-    m_live->clear();
-    m_replay = new ReplayFeed(m_replayPath, m_replayBar->speed(), this);
-    connect(m_replay, &ReplayFeed::runStarted, this, &MainWindow::onRunStarted);
-    connect(m_replay, &ReplayFeed::progressed, this, &MainWindow::onProgress);
-    connect(m_replay, &ReplayFeed::snapshotReady, this, &MainWindow::onSnapshot);
-    connect(m_replay, &ReplayFeed::runFinished, this, &MainWindow::onRunFinished);
-    connect(m_replay, &ReplayFeed::serverLine, this, [this](const QString& line) { log(line); });
-    connect(m_replay, &ReplayFeed::finished, this, [this](const QString& message) {
-        m_status->setText(tr("Replay of %1 finished").arg(QFileInfo(m_replayPath).fileName()));
-        m_replayBar->setPosition(1, 1);
-        emit replayEnded(message);
-    });
-    m_replayBar->setFileName(QFileInfo(m_replayPath).fileName());
-    m_replayBar->setPaused(false);
-    m_replayBar->show();
-    m_experimentClock.start();
-    m_replay->start();
-    if (fastForwardFraction > 0)
-        m_replay->fastForwardTo(qint64(fastForwardFraction * double(m_replay->bytesTotal())));
-    log(tr("Replaying %1").arg(m_replayPath));
-}
-
-void MainWindow::stopReplay()
-{
-    if (!m_replay)
-        return;
-    m_replay->disconnect(this);
-    m_replay->stop();
-    m_replay->deleteLater();
-    m_replay = nullptr;
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)

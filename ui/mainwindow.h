@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
+
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
@@ -19,8 +21,9 @@ class ExperimentDocument;
 class ExperimentEditor;
 class LivePage;
 class ReplayBar;
-class ReplayFeed;
+class ReplayController;
 class RunFileLoader;
+struct LoadedRunFile;
 class RunController;
 class Settings;
 struct LoadProgress;
@@ -72,8 +75,7 @@ private:
     void saveSpecAs();
     void openSpecDialog();
     void openPath(const QString& path);
-    void stopReplay();
-    void startReplay(double fastForwardFraction);
+    void onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result);
     void onRunStarted(const QString& run, int index, int total);
     void onProgress(const LoadProgress& progress);
     void onSnapshot(const QString& run, const RunSnapshot& snapshot);
@@ -93,8 +95,7 @@ private:
     ComparePage* m_compare;
     DriftPage* m_drift;
     ReplayBar* m_replayBar;
-    ReplayFeed* m_replay = nullptr;
-    QString m_replayPath;
+    ReplayController* m_replay;
     QTabWidget* m_pages;
     QSplitter* m_splitter;
     QLabel* m_status;

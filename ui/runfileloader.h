@@ -5,6 +5,7 @@
 
 #include <QObject>
 
+#include <atomic>
 #include <memory>
 
 namespace ks {
@@ -52,7 +53,7 @@ private:
     void startJob(std::function<void()> job);
     void deliver(quint64 generation, std::shared_ptr<const LoadedRunFile> result);
 
-    quint64 m_generation = 0;
+    std::atomic<quint64> m_generation { 0 }; ///< worker threads read it to drop work nobody will see
     std::shared_ptr<const LoadedRunFile> m_current;
     std::vector<QThread*> m_threads;
 };

@@ -119,6 +119,37 @@ private slots:
         QCOMPARE(records, 0);
     }
 
+    void pauseHoldsTheRunClockAndSpeedCanChange()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("pause.jsonl"));
+        JsonlWriter w;
+        QString error;
+        QVERIFY(w.open(path, &error));
+        w.write({ { "type", "run" }, { "run", "r" } });
+        w.write(toJson(record(QStringLiteral("r"), 100))); // ends 102 ms into the run
+        w.close();
+        JsonlReplay replay(path, 1.0);
+        int records = 0;
+        connect(&replay, &RunSource::recordsReady, this,
+            [&](const QVector<RequestRecord>& b) { records += int(b.size()); });
+        QSignalSpy started(&replay, &RunSource::runStarted);
+        replay.setPaused(true);
+        replay.start();
+        QTest::qWait(400); // far past the request's end, but paused: the run clock did not move
+        QCOMPARE(started.size(), 0);
+        QCOMPARE(records, 0);
+        replay.setPaused(false);
+        replay.setSpeed(1e-6); // now it would take days
+        QVERIFY(started.wait(5000));
+        QTest::qWait(300);
+        QCOMPARE(records, 0);
+        QSignalSpy finished(&replay, &RunSource::finished);
+        replay.setSpeed(0); // as fast as possible: due at once
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(records, 1);
+    }
+
     void corruptAndTruncatedLinesAreReportedNotFatal()
     {
         QTemporaryDir dir;

@@ -1,0 +1,72 @@
+#include "replaycontroller.h"
+
+#include "replaybar.h"
+#include "run/replayfeed.h"
+
+#include <QFileInfo>
+
+namespace ks {
+
+ReplayController::ReplayController(ReplayBar* bar, QObject* parent)
+    : QObject(parent)
+    , m_bar(bar)
+{
+    connect(m_bar, &ReplayBar::speedChanged, this, [this](double speed) {
+        if (m_feed)
+            m_feed->setSpeed(speed);
+    });
+    connect(m_bar, &ReplayBar::pausedChanged, this, [this](bool paused) {
+        if (m_feed)
+            m_feed->setPaused(paused);
+    });
+    connect(m_bar, &ReplayBar::seekRequested, this, &ReplayController::restart);
+    m_position.setInterval(200);
+    connect(&m_position, &QTimer::timeout, this, [this] {
+        if (m_feed)
+            m_bar->setPosition(m_feed->bytesRead(), m_feed->bytesTotal());
+    });
+}
+
+void ReplayController::start(const QString& path)
+{
+    m_path = path;
+    restart(0);
+}
+
+void ReplayController::restart(double fraction)
+{
+    stop();
+    if (m_path.isEmpty())
+        return;
+    emit replayStarting(m_path);
+    m_feed = new ReplayFeed(m_path, m_bar->speed(), this);
+    connect(m_feed, &ReplayFeed::runStarted, this, &ReplayController::runStarted);
+    connect(m_feed, &ReplayFeed::progressed, this, &ReplayController::progressed);
+    connect(m_feed, &ReplayFeed::snapshotReady, this, &ReplayController::snapshotReady);
+    connect(m_feed, &ReplayFeed::runFinished, this, &ReplayController::runFinished);
+    connect(m_feed, &ReplayFeed::serverLine, this, &ReplayController::serverLine);
+    connect(m_feed, &ReplayFeed::finished, this, [this](const QString& message) {
+        m_bar->setPosition(1, 1);
+        emit finished(message);
+    });
+    m_bar->setFileName(QFileInfo(m_path).fileName());
+    m_bar->setPaused(false);
+    m_bar->show();
+    m_position.start();
+    m_feed->start();
+    if (fraction > 0)
+        m_feed->fastForwardTo(qint64(fraction * double(m_feed->bytesTotal())));
+}
+
+void ReplayController::stop()
+{
+    if (!m_feed)
+        return;
+    m_feed->disconnect(this);
+    m_feed->stop();
+    m_feed->deleteLater();
+    m_feed = nullptr;
+    m_position.stop();
+}
+
+} // namespace ks
