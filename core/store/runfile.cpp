@@ -1,5 +1,7 @@
 #include "store/runfile.h"
 
+#include "store/requestlineparser.h"
+
 #include "store/recordjson.h"
 
 #include <QFile>
@@ -16,9 +18,11 @@ bool readRunFile(const QString& path, RunFile* out, QString* error, const ReadPr
         return false;
     }
     std::unordered_map<std::string, std::size_t> runIndex;
+    RunData* lastRun = nullptr; // requests come in long runs of one label: skip the lookup
     auto runFor = [&](const std::string& name) -> RunData& {
         auto it = runIndex.find(name);
         if (it == runIndex.end()) {
+            lastRun = nullptr; // the vector may move
             it = runIndex.emplace(name, out->runs.size()).first;
             RunData data;
             data.run = QString::fromStdString(name);
@@ -38,6 +42,16 @@ bool readRunFile(const QString& path, RunFile* out, QString* error, const ReadPr
             line.chop(1);
         if (line.trimmed().isEmpty())
             continue;
+        if (line.contains("\"type\":\"request\"")) {
+            // Nearly every line is a request: the fast path; anything odd falls through to the DOM path.
+            const QString* sameRun = lastRun ? &lastRun->run : nullptr;
+            if (std::optional<RequestRecord> record = parseRequestLine(line, sameRun)) {
+                if (!lastRun || lastRun->run != record->run)
+                    lastRun = &runFor(record->run.toStdString());
+                lastRun->requests.push_back(std::move(*record));
+                continue;
+            }
+        }
         const nlohmann::json j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
         if (j.is_discarded() || !j.is_object() || !j.contains("type") || !j["type"].is_string()) {
             if (!hadNewline && file.atEnd()) {

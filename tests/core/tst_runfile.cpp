@@ -1,5 +1,6 @@
 #include "store/jsonlwriter.h"
 #include "store/recordjson.h"
+#include "store/requestlineparser.h"
 #include "store/runfile.h"
 
 #include <QFile>
@@ -85,6 +86,48 @@ private slots:
             QCOMPARE(a.errorDetail, b.errorDetail);
             QCOMPARE(a.outputSha256, b.outputSha256);
         }
+    }
+
+    void fastRequestParserAgreesWithTheDomPath_data()
+    {
+        QTest::addColumn<QByteArray>("line");
+        auto dumped = [](const RequestRecord& r) { return QByteArray::fromStdString(toJson(r).dump()); };
+        QTest::newRow("ok") << dumped(sample(1));
+        QTest::newRow("error with detail") << dumped(sample(3));
+        RequestRecord probe = sample(4);
+        probe.probe = QStringLiteral("ja-01");
+        probe.probeRepeat = 2;
+        probe.outputText = QStringLiteral("東京 \"quoted\"\nİstanbul").toUtf8();
+        probe.reasoningText = "think";
+        probe.reasoningSha256 = "abc";
+        QTest::newRow("probe with texts") << dumped(probe);
+        RequestRecord bare = sample(5);
+        bare.ttftUs = bare.ttfcUs = bare.tWireUs = -1; // written as null
+        bare.itlUs.clear();
+        QTest::newRow("nulls and empty itl") << dumped(bare);
+        QTest::newRow("hand-written, minimal")
+            << QByteArray(R"({"type":"request","run":"r","id":7,"t_send_us":5,"ok":true,"ttft_us":12.9})");
+        QTest::newRow("hand-written probe without repeat")
+            << QByteArray(R"({"ok":false,"probe":"p","type":"request","run":"r","id":7,"t_send_us":5})");
+    }
+    void fastRequestParserAgreesWithTheDomPath()
+    {
+        QFETCH(QByteArray, line);
+        QString error;
+        const std::optional<RequestRecord> dom = requestFromJson(nlohmann::json::parse(line.toStdString()), &error);
+        const std::optional<RequestRecord> fast = parseRequestLine(line);
+        QVERIFY(dom && fast);
+        QCOMPARE(toJson(*fast).dump(), toJson(*dom).dump()); // every written field
+        QCOMPARE(fast->tSchedUs, dom->tSchedUs);
+        QCOMPARE(fast->probeRepeat, dom->probeRepeat);
+    }
+
+    void fastRequestParserLeavesOddLinesToTheDomPath()
+    {
+        for (const char* line : { R"({"type":"run","run":"r"})", R"({"type":"request","run":"r","id":1})",
+                 R"({"type":"request","run":"r","id":1,"t_send_us":1,"ok":true,"extra":{"nested":1}})",
+                 R"({"type":"request","run":5,"id":1,"t_send_us":1,"ok":true})", R"({"type":"request",)" })
+            QVERIFY2(!parseRequestLine(QByteArray(line)), line);
     }
 
     void reportsCorruptLinesByNumberAndKeepsGoing()
