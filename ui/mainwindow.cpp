@@ -74,11 +74,7 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addWidget(m_status, 1);
     m_status->setText(tr("Ready. Press Run (Ctrl+R) to start the experiment."));
 
-    connect(m_controller, &RunController::runStarted, this, &MainWindow::onRunStarted);
-    connect(m_controller, &RunController::progressed, this, &MainWindow::onProgress);
-    connect(m_controller, &RunController::snapshotReady, this, &MainWindow::onSnapshot);
-    connect(m_controller, &RunController::runFinished, this, &MainWindow::onRunFinished);
-    connect(m_controller, &RunController::serverLine, this, [this](const QString& line) { log(line); });
+    connectFeed(m_controller);
     connect(m_controller, &RunController::finished, this, &MainWindow::onFinished);
     connect(m_document, &ExperimentDocument::changed, this, &MainWindow::updateTitle);
     m_live->setCumulative(m_settings->chartsCumulative());
@@ -86,18 +82,13 @@ MainWindow::MainWindow(QWidget* parent)
 
     addToolBar(Qt::TopToolBarArea, m_replayBar);
     m_replayBar->hide();
-    // A replay feeds the same handlers as a live run.
     connect(m_replay, &ReplayController::replayStarting, this, [this](const QString& path) {
         m_live->clear();
         m_currentRun.clear();
         m_experimentClock.start();
         log(tr("Replaying %1").arg(path));
     });
-    connect(m_replay, &ReplayController::runStarted, this, &MainWindow::onRunStarted);
-    connect(m_replay, &ReplayController::progressed, this, &MainWindow::onProgress);
-    connect(m_replay, &ReplayController::snapshotReady, this, &MainWindow::onSnapshot);
-    connect(m_replay, &ReplayController::runFinished, this, &MainWindow::onRunFinished);
-    connect(m_replay, &ReplayController::serverLine, this, [this](const QString& line) { log(line); });
+    connectFeed(m_replay);
     connect(m_replay, &ReplayController::finished, this, [this](const QString& message) {
         m_status->setText(tr("Replay of %1 finished").arg(QFileInfo(m_replay->path()).fileName()));
         if (!message.isEmpty())
@@ -121,6 +112,15 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::connectFeed(RunFeed* feed)
+{
+    connect(feed, &RunFeed::runStarted, this, &MainWindow::onRunStarted);
+    connect(feed, &RunFeed::progressed, this, &MainWindow::onProgress);
+    connect(feed, &RunFeed::snapshotReady, this, &MainWindow::onSnapshot);
+    connect(feed, &RunFeed::runFinished, this, &MainWindow::onRunFinished);
+    connect(feed, &RunFeed::serverLine, this, [this](const QString& line) { log(line); });
+}
 
 void MainWindow::buildMenus()
 {

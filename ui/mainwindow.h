@@ -25,6 +25,7 @@ class ReplayController;
 class RunFileLoader;
 struct LoadedRunFile;
 class RunController;
+class RunFeed;
 class Settings;
 struct LoadProgress;
 struct RunSnapshot;
@@ -70,6 +71,8 @@ protected:
 
 private:
     void buildMenus();
+    /// Live and replayed runs reach the pages through the same slots.
+    void connectFeed(RunFeed* feed);
     void rebuildRecentMenu();
     bool saveSpec(const QString& path);
     void saveSpecAs();

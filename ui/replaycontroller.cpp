@@ -8,7 +8,7 @@
 namespace ks {
 
 ReplayController::ReplayController(ReplayBar* bar, QObject* parent)
-    : QObject(parent)
+    : RunFeed(parent)
     , m_bar(bar)
 {
     connect(m_bar, &ReplayBar::speedChanged, this, [this](double speed) {

@@ -1,9 +1,7 @@
 #pragma once
 
-#include "load/loadrunner.h"
-#include "metrics/aggregator.h"
+#include "runfeed.h"
 
-#include <QObject>
 #include <QTimer>
 
 namespace ks {
@@ -11,10 +9,10 @@ namespace ks {
 class ReplayBar;
 class ReplayFeed;
 
-/// Plays a saved run file into the dashboard with the same signals as
-/// RunController, so the window treats replayed and live data alike. It owns the
+/// Plays a saved run file into the dashboard as a RunFeed, so the window
+/// treats replayed and live data alike (finished() lists skipped lines). It owns the
 /// core ReplayFeed and keeps the replay toolbar (speed, pause, scrub) in step.
-class ReplayController : public QObject {
+class ReplayController : public RunFeed {
     Q_OBJECT
 public:
     ReplayController(ReplayBar* bar, QObject* parent = nullptr);
@@ -30,13 +28,6 @@ public:
 signals:
     /// The charts must be cleared: a replay (re)starts from the beginning.
     void replayStarting(const QString& path);
-    void runStarted(const QString& run, int index, int total);
-    void progressed(const ks::LoadProgress& progress);
-    void snapshotReady(const QString& run, const ks::RunSnapshot& snapshot);
-    void runFinished(const QString& run, const QByteArray& summaryJson);
-    void serverLine(const QString& line);
-    /// `message` lists the lines that could not be used, empty for a clean file.
-    void finished(const QString& message);
 
 private:
     ReplayBar* m_bar;

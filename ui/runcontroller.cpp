@@ -5,7 +5,7 @@
 namespace ks {
 
 RunController::RunController(QObject* parent)
-    : QObject(parent)
+    : RunFeed(parent)
 {
     qRegisterMetaType<RunSnapshot>();
     qRegisterMetaType<LoadProgress>();

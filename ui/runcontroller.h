@@ -1,10 +1,8 @@
 #pragma once
 
-#include "load/loadrunner.h"
-#include "metrics/aggregator.h"
 #include "run/experimentspec.h"
+#include "runfeed.h"
 
-#include <QObject>
 #include <QPointer>
 #include <QThread>
 
@@ -15,7 +13,7 @@ class ExperimentRunner;
 /// Runs one experiment at a time in a worker thread (STYLE.md: worker
 /// lifecycle) and relays its value-type signals to the GUI thread. The window
 /// never waits on the run: start and stop return at once.
-class RunController : public QObject {
+class RunController : public RunFeed {
     Q_OBJECT
 public:
     explicit RunController(QObject* parent = nullptr);
@@ -26,15 +24,6 @@ public:
     void stop();
     bool isRunning() const { return m_thread != nullptr; }
     QString outPath() const { return m_outPath; }
-
-signals:
-    void runStarted(const QString& run, int index, int total);
-    void progressed(const ks::LoadProgress& progress);
-    void snapshotReady(const QString& run, const ks::RunSnapshot& snapshot);
-    void runFinished(const QString& run, const QByteArray& summaryJson);
-    void serverLine(const QString& line);
-    /// `message` is empty on success, else what went wrong (the file stays valid).
-    void finished(const QString& message);
 
 private:
     void cleanUp();

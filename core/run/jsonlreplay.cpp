@@ -53,7 +53,9 @@ void JsonlReplay::setSpeed(double speed)
 
 void JsonlReplay::tick()
 {
-    const qint64 wallMs = m_wall.isValid() ? m_wall.restart() : (m_wall.start(), 0);
+    if (!m_wall.isValid())
+        m_wall.start();
+    const qint64 wallMs = m_wall.restart();
     if (m_paused || m_done)
         return;
     m_runTimeMs += double(wallMs) * m_speed;
