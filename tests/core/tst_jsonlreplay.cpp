@@ -27,6 +27,20 @@ RequestRecord record(const QString& run, qint64 id)
     return r;
 }
 
+/// A file with one run "r" holding the requests with these ids.
+bool writeRun(const QString& path, const std::vector<qint64>& ids)
+{
+    JsonlWriter w;
+    QString error;
+    if (!w.open(path, &error))
+        return false;
+    w.write({ { "type", "run" }, { "run", "r" } });
+    for (qint64 id : ids)
+        w.write(toJson(record(QStringLiteral("r"), id)));
+    w.close();
+    return true;
+}
+
 struct Collected {
     QStringList runs;
     std::vector<RequestRecord> records;
@@ -97,13 +111,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("paced.jsonl"));
-        JsonlWriter w;
-        QString error;
-        QVERIFY(w.open(path, &error));
-        w.write({ { "type", "run" }, { "run", "r" } });
-        for (qint64 i = 0; i < 10; ++i)
-            w.write(toJson(record(QStringLiteral("r"), i)));
-        w.close();
+        QVERIFY(writeRun(path, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 }));
         // At 1e-6x the first request (ends 2 ms into the run) is due after 2000 s.
         JsonlReplay replay(path, 1e-6);
         int records = 0;
@@ -123,12 +131,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("pause.jsonl"));
-        JsonlWriter w;
-        QString error;
-        QVERIFY(w.open(path, &error));
-        w.write({ { "type", "run" }, { "run", "r" } });
-        w.write(toJson(record(QStringLiteral("r"), 100))); // ends 102 ms into the run
-        w.close();
+        QVERIFY(writeRun(path, { 100 })); // the request ends 102 ms into the run
         JsonlReplay replay(path, 1.0);
         int records = 0;
         connect(&replay, &RunSource::recordsReady, this,
