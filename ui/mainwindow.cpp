@@ -311,7 +311,9 @@ void MainWindow::onRunStarted(const QString& run, int index, int total)
     m_runIndex = index;
     m_runTotal = total;
     m_live->runStarted(run);
-    log(tr("Arm %1 of %2: %3").arg(index + 1).arg(total).arg(run));
+    // A replay does not know how many runs the file holds until it ends.
+    log(total > 0 ? tr("Arm %1 of %2: %3").arg(index + 1).arg(total).arg(run)
+                  : tr("Arm %1: %2").arg(index + 1).arg(run));
 }
 
 void MainWindow::onProgress(const LoadProgress& p)
@@ -322,10 +324,10 @@ void MainWindow::onProgress(const LoadProgress& p)
         eta = tr(" · arm ETA %1").arg(clock(p.elapsedS * double(p.expected - p.done) / double(p.done)));
     else if (p.durationS > 0)
         eta = tr(" · arm ETA %1").arg(clock(std::max(0.0, p.durationS - p.elapsedS)));
-    m_status->setText(tr("%1 (arm %2 of %3) · %4%5 requests · %6 errors · %7 req/s · elapsed %8%9")
-                          .arg(m_currentRun)
-                          .arg(m_runIndex + 1)
-                          .arg(m_runTotal)
+    const QString arm
+        = m_runTotal > 0 ? tr("arm %1 of %2").arg(m_runIndex + 1).arg(m_runTotal) : tr("arm %1").arg(m_runIndex + 1);
+    m_status->setText(tr("%1 (%2) · %3%4 requests · %5 errors · %6 req/s · elapsed %7%8")
+                          .arg(m_currentRun, arm)
                           .arg(p.done)
                           .arg(p.expected > 0 ? QStringLiteral("/%1").arg(p.expected) : QString())
                           .arg(p.errors)
