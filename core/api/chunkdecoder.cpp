@@ -60,6 +60,8 @@ public:
     }
     bool end_array()
     {
+        if (m_inToolCalls && m_frames.size() == m_inToolCalls)
+            m_inToolCalls = 0; // the tool_calls array itself ends
         m_frames.pop_back();
         return true;
     }

@@ -93,6 +93,8 @@ RequestRecord StreamAccumulator::finish(qint64 nowUs, const QString& transportEr
         fail(transportError, detail);
     if (!m_done && !m_finishReason)
         fail(ErrorReason::kIncomplete, QStringLiteral("the stream ended without [DONE] or a finish_reason"));
+    if (m_tokenEvents == 0)
+        fail(ErrorReason::kNoTokens, QStringLiteral("the stream carried no token on any channel"));
     m_record.outTokensFromUsage = m_usageTokens >= 0;
     m_record.outTokens = m_usageTokens >= 0 ? m_usageTokens : m_tokenEvents;
     m_record.outputSha256 = m_hash.result().toHex();

@@ -55,6 +55,7 @@ inline const QString kErrorEvent = QStringLiteral("error_event");
 inline const QString kUndecodable = QStringLiteral("undecodable_event");
 inline const QString kEventTooLarge = QStringLiteral("event_too_large");
 inline const QString kIncomplete = QStringLiteral("incomplete_stream");
+inline const QString kNoTokens = QStringLiteral("no_tokens"); // a 2xx stream that carried no token at all
 } // namespace ErrorReason
 
 } // namespace ks

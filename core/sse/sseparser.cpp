@@ -14,6 +14,19 @@ SseParser::Status SseParser::feed(const char* bytes, qsizetype size, const std::
     if (m_failed)
         return Status::EventTooLarge;
     qsizetype pos = 0;
+    // The next CR and LF at or after `pos`, each searched again only once passed:
+    // a stream without CR would otherwise be scanned to its end on every line.
+    const char* nextLf = nullptr;
+    const char* nextCr = nullptr;
+    bool lfSearched = false;
+    bool crSearched = false;
+    auto nextOf = [&](char c, const char*& cached, bool& searched) {
+        if (!searched || (cached && cached < bytes + pos)) {
+            cached = static_cast<const char*>(std::memchr(bytes + pos, c, size_t(size - pos)));
+            searched = true;
+        }
+        return cached;
+    };
     while (pos < size) {
         if (m_lastWasCr && bytes[pos] == '\n') {
             // second half of a "\r\n" split across reads
@@ -22,10 +35,8 @@ SseParser::Status SseParser::feed(const char* bytes, qsizetype size, const std::
             continue;
         }
         m_lastWasCr = false;
-        const void* found = std::memchr(bytes + pos, '\n', size_t(size - pos));
-        const void* foundCr = std::memchr(bytes + pos, '\r', size_t(size - pos));
-        const char* nl = static_cast<const char*>(found);
-        const char* cr = static_cast<const char*>(foundCr);
+        const char* nl = nextOf('\n', nextLf, lfSearched);
+        const char* cr = nextOf('\r', nextCr, crSearched);
         const char* end = nl && cr ? std::min(nl, cr) : (nl ? nl : cr);
         if (!end) {
             m_line.append(bytes + pos, size - pos);

@@ -125,6 +125,34 @@ private slots:
         QCOMPARE(r.error, ErrorReason::kIncomplete);
     }
 
+    // vLLM's client fails a stream that never carried a token; so does knobscope.
+    void emptyStreamIsNoTokens_data()
+    {
+        QTest::addColumn<QByteArray>("stream");
+        QTest::addColumn<int>("api");
+        QTest::newRow("only [DONE]") << QByteArray("data: [DONE]\n\n") << int(ApiKind::Completions);
+        QTest::newRow("role chunk, usage, [DONE]") << QByteArray(
+            "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n"
+            "data: {\"choices\":[],\"usage\":{\"completion_tokens\":0}}\n\n"
+            "data: [DONE]\n\n") << int(ApiKind::Chat);
+        QTest::newRow("empty text with finish_reason")
+            << QByteArray("data: {\"choices\":[{\"text\":\"\",\"finish_reason\":\"stop\"}]}\n\n")
+            << int(ApiKind::Completions);
+    }
+    void emptyStreamIsNoTokens()
+    {
+        QFETCH(QByteArray, stream);
+        QFETCH(int, api);
+        RequestRecord seed;
+        StreamAccumulator acc(ApiKind(api), seed);
+        acc.onStatus(200);
+        acc.onBytes(stream, 10);
+        const RequestRecord r = acc.finish(20);
+        QVERIFY(!r.ok);
+        QCOMPARE(r.error, ErrorReason::kNoTokens);
+        QCOMPARE(r.outTokens, 0);
+    }
+
     void undecodableEventIsAnError()
     {
         RequestRecord seed;
@@ -161,6 +189,14 @@ private slots:
             << QByteArray(R"({"choices":[{"text":""},{"text":"late"}]})") << completions << chunk << false << QString();
         QTest::newRow("content key in completions is not text")
             << QByteArray(R"({"choices":[{"delta":{"content":"x"}}]})") << completions << chunk << false << QString();
+        // A tool_calls array closes; a later value at the same depth (here inside
+        // logprobs.content) must not count as a tool-call element.
+        QTest::newRow("tool_calls state ends with its array")
+            << QByteArray(R"({"choices":[{"delta":{"tool_calls":[]},"logprobs":{"content":[{"token":"x"}]}}]})") << chat
+            << chunk << false << QString();
+        QTest::newRow("tool_calls element is a token") << QByteArray(
+            "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"x\"}}]}}]}")
+                                                       << chat << chunk << true << QString();
         QTest::newRow("nested text is not text") << QByteArray(R"({"choices":[{"logprobs":{"text":"x"},"text":""}]})")
                                                  << completions << chunk << false << QString();
     }
