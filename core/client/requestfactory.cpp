@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <climits>
 #include <random>
 
 namespace ks {
@@ -107,7 +109,8 @@ QNetworkRequest RequestFactory::networkRequest(qint64 index) const
         request.setRawHeader("Authorization", "Bearer " + m_apiKey);
     // HTTP/2 would multiplex every stream onto one connection: an explicit choice, off here.
     request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
-    request.setTransferTimeout(int(m_spec.stallTimeoutS * 1000));
+    // In milliseconds as an int: longer than about 24.8 days is clamped, never wrapped.
+    request.setTransferTimeout(int(std::clamp(m_spec.stallTimeoutS * 1000.0, 1.0, double(INT_MAX))));
     applyConnectionLimit(request);
     return request;
 }

@@ -45,6 +45,19 @@ private slots:
         QVERIFY(f.modelsUrl().toString().endsWith(QLatin1String("/v1/models")));
     }
 
+    // --stall-timeout 1e7 (seconds) once overflowed an int of milliseconds and
+    // turned the stall guard off (or made it fire at once).
+    void hugeStallTimeoutStaysOnAndPositive()
+    {
+        LoadSpec s = spec(ApiKind::Completions, "http://h");
+        s.stallTimeoutS = 1e7;
+        const RequestFactory f(s, {});
+        QVERIFY(f.networkRequest(0).transferTimeout() > 0);
+        QCOMPARE(f.networkRequest(0).transferTimeout(), std::numeric_limits<int>::max());
+        s.stallTimeoutS = 2.5;
+        QCOMPARE(RequestFactory(s, {}).networkRequest(0).transferTimeout(), 2500);
+    }
+
     void bodyAsksForAStreamWithUsage()
     {
         const RequestFactory f(spec(ApiKind::Completions, "http://h"), {});
