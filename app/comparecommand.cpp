@@ -29,6 +29,7 @@ int compareCommand(const QStringList& arguments)
         QStringLiteral("N"), QStringLiteral("1000") });
     parser.addOption(
         { QStringLiteral("seed"), QStringLiteral("Bootstrap seed."), QStringLiteral("S"), QStringLiteral("1") });
+    addSloFlags(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope compare"))
         return *exitCode;
     const QStringList files = parser.positionalArguments();
@@ -57,9 +58,20 @@ int compareCommand(const QStringList& arguments)
             std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(error));
             return 2;
         }
+        const ks::Slo a = ks::experimentSlo(file.experiment), b = ks::experimentSlo(second.experiment);
+        if (a.ttftMs != b.ttftMs || a.tpotMs != b.tpotMs)
+            std::fputs("knobscope compare: the two experiments set different SLOs; goodput uses the first file's "
+                       "(or --slo-ttft-ms/--slo-tpot-ms)\n",
+                stderr);
         const auto [first, other] = ks::fileLabels(files[0], files[1]);
         file = ks::mergeRunFiles(file, first, second, other);
     }
+    ks::Slo slo;
+    if (const QString sloError = readSloFlags(parser, ks::experimentSlo(file.experiment), &slo); !sloError.isEmpty()) {
+        std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(sloError));
+        return 2;
+    }
+    options.slo = slo;
     for (const ks::RunFileIssue& issue : file.issues)
         std::fprintf(stderr, "knobscope compare: line %lld: %s (skipped)\n", static_cast<long long>(issue.line),
             qPrintable(issue.message));

@@ -101,3 +101,28 @@ QString readLoadFlags(const QCommandLineParser& p, ks::LoadSpec& spec)
         return error;
     return spec.validate();
 }
+
+void addSloFlags(QCommandLineParser& parser)
+{
+    parser.addOption(option("slo-ttft-ms",
+        "Goodput counts requests at or below this TTFT (default: the experiment's slo.ttft_ms; 0: none).", "ms"));
+    parser.addOption(option("slo-tpot-ms",
+        "Goodput counts requests at or below this TPOT (default: the experiment's slo.tpot_ms; 0: none).", "ms"));
+}
+
+QString readSloFlags(const QCommandLineParser& parser, const ks::Slo& fromFile, ks::Slo* slo)
+{
+    *slo = fromFile;
+    for (const auto& [name, target] :
+        { std::pair { "slo-ttft-ms", &slo->ttftMs }, std::pair { "slo-tpot-ms", &slo->tpotMs } }) {
+        const QString flag = QString::fromLatin1(name);
+        if (!parser.isSet(flag))
+            continue;
+        bool ok = false;
+        const double v = parser.value(flag).toDouble(&ok);
+        if (!ok || v < 0 || v > 1e9)
+            return QStringLiteral("--%1: expected milliseconds >= 0, got '%2'").arg(flag, parser.value(flag));
+        *target = v;
+    }
+    return {};
+}

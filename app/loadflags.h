@@ -1,6 +1,7 @@
 #pragma once
 
 #include "load/loadspec.h"
+#include "metrics/runsummary.h"
 
 #include <QCommandLineParser>
 
@@ -14,3 +15,9 @@ QString readLoadFlags(const QCommandLineParser& parser, ks::LoadSpec& spec);
 /// Parses `arguments`; prints the help text or the error (prefixed with
 /// `command`). Returns the exit code when the command should end now.
 std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& arguments, const char* command);
+
+/// --slo-ttft-ms and --slo-tpot-ms, shared by `report` and `compare`.
+void addSloFlags(QCommandLineParser& parser);
+/// The SLO to count goodput by: `fromFile` with each flag that is set replacing
+/// its part. Returns an error naming the flag, or empty.
+QString readSloFlags(const QCommandLineParser& parser, const ks::Slo& fromFile, ks::Slo* slo);

@@ -16,6 +16,7 @@ int reportCommand(const QStringList& arguments)
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("RUNS.jsonl"), QStringLiteral("A run file written by knobscope run."));
     parser.addOption({ QStringLiteral("json"), QStringLiteral("Print a JSON array, one object per run.") });
+    addSloFlags(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope report"))
         return *exitCode;
     if (parser.positionalArguments().size() != 1) {
@@ -32,9 +33,15 @@ int reportCommand(const QStringList& arguments)
         std::fprintf(stderr, "knobscope report: line %lld: %s (skipped)\n", static_cast<long long>(issue.line),
             qPrintable(issue.message));
 
+    ks::Slo slo;
+    if (const QString sloError = readSloFlags(parser, ks::experimentSlo(file.experiment), &slo); !sloError.isEmpty()) {
+        std::fprintf(stderr, "knobscope report: %s\n", qPrintable(sloError));
+        return 2;
+    }
+
     nlohmann::json all = nlohmann::json::array();
     for (const ks::RunData& run : file.runs) {
-        nlohmann::json summary = ks::summarizeRun(run.run, run.config, run.arm, run.requests, {});
+        nlohmann::json summary = ks::summarizeRun(run.run, run.config, run.arm, run.requests, slo);
         if (run.summary.is_null()) {
             summary["warnings"].push_back("the run did not finish: no summary line (killed or still running)");
         } else {

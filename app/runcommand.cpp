@@ -16,7 +16,7 @@ std::string isoNow()
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toStdString();
 }
 
-nlohmann::json adHocSpec(const ks::LoadSpec& s)
+nlohmann::json adHocSpec(const ks::LoadSpec& s, const ks::Slo& slo)
 {
     nlohmann::json arm = { { "name", "adhoc" }, { "max_tokens", s.maxTokens }, { "warmup", s.warmupRequests } };
     if (s.mode == ks::LoadSpec::Mode::Rate) {
@@ -31,7 +31,7 @@ nlohmann::json adHocSpec(const ks::LoadSpec& s)
         arm["requests"] = s.requests;
     if (s.durationS > 0)
         arm["duration_s"] = s.durationS;
-    return { { "name", s.runLabel.toStdString() },
+    nlohmann::json spec = { { "name", s.runLabel.toStdString() },
         { "target",
             { { "base_url", s.baseUrl.toString().toStdString() },
                 { "api", s.api == ks::ApiKind::Chat ? "chat" : "completions" },
@@ -41,6 +41,9 @@ nlohmann::json adHocSpec(const ks::LoadSpec& s)
                 { "knobs", nlohmann::json::object() } } }) },
         { "arms", nlohmann::json::array({ arm }) },
         { "prompts", { { "source", "synthetic" }, { "input_tokens", s.inputTokens }, { "seed", s.seed } } } };
+    if (slo.any()) // so that report and compare count goodput by the same SLO later
+        spec["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };
+    return spec;
 }
 
 } // namespace
@@ -115,7 +118,7 @@ int runCommand(const QStringList& arguments)
         return 2;
     }
     writer.write({ { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
-        { "started_at", isoNow() }, { "spec", adHocSpec(spec) } });
+        { "started_at", isoNow() }, { "spec", adHocSpec(spec, slo) } });
     writer.flush();
 
     ProgressReporter progress(progressMode);

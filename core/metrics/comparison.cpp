@@ -69,6 +69,7 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             arms.push_back(arm);
         byArm[arm].push_back(&run);
     }
+    const Slo slo = options.slo ? *options.slo : experimentSlo(file.experiment);
     nlohmann::json out = nlohmann::json::array();
     for (const QString& arm : arms) {
         const std::vector<const RunData*>& runs = byArm[arm];
@@ -83,11 +84,11 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             baseline = *it;
         }
         const std::vector<Series> baseSeries = seriesOf(*baseline);
-        const nlohmann::json baseSummary = summarizeRun(baseline->run, baseline->config, arm, baseline->requests, {});
+        const nlohmann::json baseSummary = summarizeRun(baseline->run, baseline->config, arm, baseline->requests, slo);
         bool allGentle = true;
         nlohmann::json configs = nlohmann::json::array();
         for (const RunData* run : runs) {
-            const nlohmann::json s = summarizeRun(run->run, run->config, arm, run->requests, {});
+            const nlohmann::json s = summarizeRun(run->run, run->config, arm, run->requests, slo);
             const std::vector<Series> series = seriesOf(*run);
             nlohmann::json entry = { { "config", run->config.toStdString() }, { "run", run->run.toStdString() } };
             nlohmann::json ci = nlohmann::json::object(), ratio = nlohmann::json::object(),
@@ -143,8 +144,10 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
         }
         nlohmann::json armEntry = { { "arm", arm.toStdString() }, { "baseline", baseline->config.toStdString() },
             { "gentle", allGentle }, { "configs", configs } };
+        if (slo.any())
+            armEntry["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };
         if (allGentle)
-            armEntry["warning"] = "this arm never queued on any configuration: it measured idle servers";
+            armEntry["warning"] = "this arm never queued on any configuration, so it cannot show a queueing cliff";
         out.push_back(armEntry);
     }
     return out;

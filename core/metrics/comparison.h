@@ -1,8 +1,11 @@
 #pragma once
 
+#include "metrics/runsummary.h"
 #include "store/runfile.h"
 
 #include <nlohmann/json.hpp>
+
+#include <optional>
 
 namespace ks {
 
@@ -10,12 +13,15 @@ struct CompareOptions {
     QString baseline; ///< config label; empty: the first configuration of each arm
     int resamples = 1000; ///< bootstrap resamples; 0: ratios without intervals (fast)
     quint64 seed = 1;
+    std::optional<Slo> slo; ///< for goodput; unset: the experiment's own SLO from the file
 };
 
 /// Per arm, every configuration side by side with ratios against the baseline
 /// and 95 % bootstrap intervals (DESIGN.md section 7, `compare --json`). A ratio
 /// whose interval excludes 1.0 is marked significant. An arm is gentle when every
-/// configuration's run was. Returns a JSON array, one object per arm, in file order.
+/// configuration's run was. Goodput counts requests meeting `options.slo`, or
+/// the SLO of the file's experiment; each arm says which (`slo`). Returns a JSON array, one object per arm, in file
+/// order.
 nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, QString* error);
 
 /// Two files as one, to compare experiments run on different days: every

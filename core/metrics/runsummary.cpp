@@ -27,13 +27,55 @@ nlohmann::json percentileObject(std::vector<double> values)
         { "mean", s.mean }, { "count", s.count } };
 }
 
+// Per reason, the most common error details, so "transport 4" comes with "Connection refused".
+constexpr std::size_t kDetailsPerReason = 3;
+constexpr qsizetype kDetailChars = 160;
+
+nlohmann::json topDetails(const std::map<std::string, std::map<std::string, int>>& detailsByReason)
+{
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [reason, details] : detailsByReason) {
+        std::vector<std::pair<std::string, int>> sorted(details.begin(), details.end());
+        std::stable_sort(
+            sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        if (sorted.size() > kDetailsPerReason)
+            sorted.resize(kDetailsPerReason);
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& [detail, count] : sorted)
+            list.push_back({ { "detail", detail }, { "count", count } });
+        out[reason] = list;
+    }
+    return out;
+}
+
 } // namespace
+
+Slo experimentSlo(const nlohmann::json& experimentLine)
+{
+    Slo slo;
+    if (!experimentLine.is_object())
+        return slo;
+    const auto spec = experimentLine.find("spec");
+    if (spec == experimentLine.end() || !spec->is_object())
+        return slo;
+    const auto sloJson = spec->find("slo");
+    if (sloJson == spec->end() || !sloJson->is_object())
+        return slo;
+    auto number = [&](const char* key) {
+        const auto it = sloJson->find(key);
+        return it != sloJson->end() && it->is_number() && it->get<double>() > 0 ? it->get<double>() : 0.0;
+    };
+    slo.ttftMs = number("ttft_ms");
+    slo.tpotMs = number("tpot_ms");
+    return slo;
+}
 
 nlohmann::json summarizeRun(const QString& run, const QString& config, const QString& arm,
     const std::vector<RequestRecord>& records, const Slo& slo, const ClientLoad& client)
 {
     std::vector<double> ttft, ttfc, tpot, itl, e2e, lag, sendQueue;
     std::map<std::string, int> errorsByReason;
+    std::map<std::string, std::map<std::string, int>> detailsByReason;
     int requests = 0;
     int ok = 0;
     int good = 0;
@@ -49,7 +91,10 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
         if (r.tWireUs >= 0)
             sendQueue.push_back(double(r.tWireUs - r.tSendUs) / 1000.0);
         if (!r.ok) {
-            ++errorsByReason[r.error.toStdString()];
+            const std::string reason = r.error.toStdString();
+            ++errorsByReason[reason];
+            if (!r.errorDetail.isEmpty())
+                ++detailsByReason[reason][r.errorDetail.left(kDetailChars).toStdString()];
             continue;
         }
         ++ok;
@@ -78,6 +123,7 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
         { "ok", ok },
         { "errors", requests - ok },
         { "errors_by_reason", errorsByReason },
+        { "error_details", topDetails(detailsByReason) },
         { "ttft_ms", percentileObject(ttft) },
         { "ttfc_ms", percentileObject(ttfc) },
         { "tpot_ms", percentileObject(tpot) },
@@ -89,6 +135,8 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
         { "out_tok_per_s", spanS > 0 ? outTokens / spanS : 0.0 },
         { "goodput_req_per_s", spanS > 0 ? good / spanS : 0.0 },
     };
+    if (slo.any())
+        s["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };
     nlohmann::json warnings = nlohmann::json::array();
     if (client.known()) {
         const bool bound = client.loopLagP99Ms > kClientBoundLagMs || client.cpuUtilisation > kClientBoundCpu;
@@ -120,8 +168,23 @@ QString formatSummaryTable(const nlohmann::json& s)
                  .arg(s.value("errors", 0));
     if (s.contains("errors_by_reason") && !s["errors_by_reason"].empty()) {
         QStringList parts;
-        for (const auto& [reason, count] : s["errors_by_reason"].items())
-            parts << QStringLiteral("%1 %2").arg(QString::fromStdString(reason)).arg(count.get<int>());
+        const nlohmann::json details = s.value("error_details", nlohmann::json::object());
+        for (const auto& [reason, count] : s["errors_by_reason"].items()) {
+            QString part = QStringLiteral("%1 %2").arg(QString::fromStdString(reason)).arg(count.get<int>());
+            if (details.is_object() && details.contains(reason) && details[reason].is_array()
+                && !details[reason].empty()) {
+                QStringList shown;
+                for (const auto& d : details[reason]) {
+                    if (d.is_object() && d.contains("count") && d["count"].is_number_integer() && d.contains("detail")
+                        && d["detail"].is_string())
+                        shown << QStringLiteral("%1x %2")
+                                     .arg(d["count"].get<int>())
+                                     .arg(QString::fromStdString(d["detail"].get<std::string>()));
+                }
+                part += QStringLiteral(" (") + shown.join(QStringLiteral(", ")) + QLatin1Char(')');
+            }
+            parts << part;
+        }
         lines << QStringLiteral("  errors: ") + parts.join(QStringLiteral(", "));
     }
     lines << QStringLiteral("  %1 %2 %3 %4 %5 %6")
@@ -141,10 +204,20 @@ QString formatSummaryTable(const nlohmann::json& s)
                      .arg(QString::fromLatin1(key), -18)
                      .arg(cell("p50"), cell("p90"), cell("p95"), cell("p99"), cell("max"));
     }
-    lines << QStringLiteral("  throughput: %1 req/s, %2 output tok/s, goodput %3 req/s")
+    QString sloText = QStringLiteral("no SLO set: equals throughput");
+    if (const auto slo = s.find("slo"); slo != s.end() && slo->is_object()) {
+        QStringList bounds;
+        for (const auto& [key, label] : { std::pair { "ttft_ms", "TTFT" }, std::pair { "tpot_ms", "TPOT" } }) {
+            if (slo->contains(key) && (*slo)[key].is_number() && (*slo)[key].get<double>() > 0)
+                bounds << QStringLiteral("%1 <= %2 ms").arg(QLatin1String(label)).arg((*slo)[key].get<double>());
+        }
+        sloText = bounds.join(QStringLiteral(", "));
+    }
+    lines << QStringLiteral("  throughput: %1 req/s, %2 output tok/s, goodput %3 req/s (%4)")
                  .arg(s.value("req_per_s", 0.0), 0, 'f', 2)
                  .arg(s.value("out_tok_per_s", 0.0), 0, 'f', 1)
-                 .arg(s.value("goodput_req_per_s", 0.0), 0, 'f', 2);
+                 .arg(s.value("goodput_req_per_s", 0.0), 0, 'f', 2)
+                 .arg(sloText);
     for (const auto& w : s.value("warnings", nlohmann::json::array()))
         lines << QStringLiteral("  WARNING: ") + QString::fromStdString(w.get<std::string>());
     return lines.join(QLatin1Char('\n'));

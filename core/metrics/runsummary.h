@@ -11,7 +11,12 @@ namespace ks {
 struct Slo {
     double ttftMs = 0; ///< 0: no SLO on TTFT
     double tpotMs = 0;
+    bool any() const { return ttftMs > 0 || tpotMs > 0; }
 };
+
+/// The SLO of the experiment a run file was written for (its `experiment`
+/// line's spec.slo). Missing or wrong-typed values count as no SLO, never throw.
+Slo experimentSlo(const nlohmann::json& experimentLine);
 
 /// The client's own load during a run, for the client-saturation guard.
 struct ClientLoad {

@@ -2,6 +2,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <random>
 
 using namespace ks;
@@ -77,6 +78,44 @@ private slots:
         options.baseline = QStringLiteral("zzz");
         compareRuns(file, options, &error);
         QVERIFY(error.contains(QStringLiteral("zzz")));
+    }
+
+    // Goodput counts requests meeting the experiment's SLO (from the file's
+    // experiment line), and an explicit SLO overrides it.
+    void goodputUsesTheFilesSlo()
+    {
+        RunFile file;
+        file.runs = { run(QStringLiteral("a"), QStringLiteral("s"), 1.0, 1, false) };
+        std::vector<double> ttftMs;
+        for (const RequestRecord& r : file.runs[0].requests)
+            ttftMs.push_back(double(r.ttftUs) / 1000.0);
+        std::sort(ttftMs.begin(), ttftMs.end());
+        const double limit = ttftMs[ttftMs.size() / 2]; // half the requests meet it (ties aside)
+        const auto meeting = double(std::count_if(ttftMs.begin(), ttftMs.end(), [&](double v) { return v <= limit; }));
+        file.experiment = { { "type", "experiment" }, { "spec", { { "slo", { { "ttft_ms", limit } } } } } };
+        QString error;
+        const auto arms = compareRuns(file, {}, &error);
+        const auto& entry = arms[0]["configs"][0];
+        const double reqPerS = entry["req_per_s"].get<double>();
+        QCOMPARE(entry["goodput_req_per_s"].get<double>(), reqPerS * meeting / double(ttftMs.size()));
+        QCOMPARE(arms[0]["slo"]["ttft_ms"].get<double>(), limit);
+
+        CompareOptions loose;
+        loose.slo = Slo { 1e9, 0 };
+        const auto overridden = compareRuns(file, loose, &error);
+        QCOMPARE(overridden[0]["configs"][0]["goodput_req_per_s"].get<double>(), reqPerS);
+    }
+
+    // A wrong-typed SLO in the file is ignored, never thrown.
+    void wrongTypedSloIsIgnored()
+    {
+        RunFile file;
+        file.experiment = { { "spec", { { "slo", { { "ttft_ms", "fast" }, { "tpot_ms", 20 } } } } } };
+        const Slo slo = experimentSlo(file.experiment);
+        QCOMPARE(slo.ttftMs, 0.0);
+        QCOMPARE(slo.tpotMs, 20.0);
+        file.experiment = { { "spec", "not an object" } };
+        QCOMPARE(experimentSlo(file.experiment).tpotMs, 0.0);
     }
 };
 

@@ -1,3 +1,4 @@
+#include "client/streamaccumulator.h"
 #include "metrics/runsummary.h"
 
 #include <QTest>
@@ -115,6 +116,60 @@ private slots:
         QCOMPARE(queued["warnings"].size(), std::size_t(1));
         QVERIFY(QString::fromStdString(queued["warnings"][0].get<std::string>())
                     .contains(QStringLiteral("inside the client")));
+    }
+
+    // The case: 80 streams, 25 of them only "data: [DONE]". Those are
+    // errors (no_tokens) and stay out of req/s and tok/s.
+    void emptyStreamsAreErrorsOutsideThroughput()
+    {
+        std::vector<RequestRecord> records;
+        for (int i = 0; i < 80; ++i) {
+            RequestRecord seed;
+            seed.id = i;
+            seed.tSendUs = i * 1000;
+            StreamAccumulator acc(ApiKind::Completions, seed);
+            acc.onStatus(200);
+            const bool empty = i % 16 < 5; // 25 of 80
+            acc.onBytes(empty ? QByteArray("data: [DONE]\n\n")
+                              : QByteArray("data: {\"choices\":[{\"text\":\"a\"}]}\n\n"
+                                           "data: {\"choices\":[{\"text\":\"b\",\"finish_reason\":\"length\"}]}\n\n"
+                                           "data: [DONE]\n\n"),
+                seed.tSendUs + 500);
+            records.push_back(acc.finish(seed.tSendUs + 900));
+        }
+        const auto s = summarizeRun({}, {}, {}, records, {});
+        QCOMPARE(s["ok"].get<int>(), 55);
+        QCOMPARE(s["errors"].get<int>(), 25);
+        QCOMPARE(s["errors_by_reason"]["no_tokens"].get<int>(), 25);
+        // 55 ok requests; the span runs from the first send (0) to the last ok end.
+        qint64 lastEnd = 0;
+        for (const RequestRecord& r : records)
+            if (r.ok)
+                lastEnd = std::max(lastEnd, r.tSendUs + r.e2eUs);
+        QCOMPARE(s["req_per_s"].get<double>(), 55 / (double(lastEnd) / 1e6));
+        QCOMPARE(s["out_tok_per_s"].get<double>(), 2 * 55 / (double(lastEnd) / 1e6));
+    }
+
+    // The CLI summary names what went wrong, not only the reason code.
+    void errorDetailsAreKeptPerReason()
+    {
+        std::vector<RequestRecord> records;
+        for (int i = 0; i < 4; ++i) {
+            RequestRecord r = failed(i, QStringLiteral("transport"));
+            r.errorDetail = i < 3 ? QStringLiteral("Connection refused") : QStringLiteral("Host unreachable");
+            records.push_back(r);
+        }
+        records.push_back(failed(9, QStringLiteral("timeout")));
+        const auto s = summarizeRun({}, {}, {}, records, {});
+        const auto& transport = s["error_details"]["transport"];
+        QCOMPARE(transport.size(), std::size_t(2));
+        QCOMPARE(transport[0]["detail"].get<std::string>(), std::string("Connection refused"));
+        QCOMPARE(transport[0]["count"].get<int>(), 3);
+        QCOMPARE(transport[1]["count"].get<int>(), 1);
+        const QString table = formatSummaryTable(s);
+        QVERIFY2(table.contains(QStringLiteral("transport 4 (3x Connection refused, 1x Host unreachable)")),
+            qPrintable(table));
+        QVERIFY2(table.contains(QStringLiteral("timeout 1")), qPrintable(table));
     }
 
     void noSuccessesGiveNullPercentiles()
