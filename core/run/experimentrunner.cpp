@@ -2,6 +2,7 @@
 
 #include "metrics/percentiles.h"
 #include "store/recordjson.h"
+#include "util/redact.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -19,8 +20,6 @@ std::string text(const QString& s)
 {
     return s.toStdString();
 }
-
-const char* const kGentleWarning = "this arm never queued: it measured an idle server";
 
 } // namespace
 
@@ -50,6 +49,24 @@ bool isGentleArm(
     if (maxNumSeqs)
         return peakInFlight(records) <= *maxNumSeqs;
     return samples > 0 && !queuedByMetrics;
+}
+
+QString gentleWarning(const std::vector<RequestRecord>& records, std::optional<int> maxNumSeqs)
+{
+    // At most a quarter of the slots ever busy: the server had little to do.
+    constexpr int kIdleShareDenominator = 4;
+    const int peak = peakInFlight(records);
+    if (!maxNumSeqs || *maxNumSeqs <= 0)
+        return QStringLiteral("this arm never queued (no request waited on the server), so it cannot show a "
+                              "queueing cliff");
+    if (peak * kIdleShareDenominator <= *maxNumSeqs)
+        return QStringLiteral("this arm never queued: it measured an idle server (peak %1 in flight of %2 slots)")
+            .arg(peak)
+            .arg(*maxNumSeqs);
+    return QStringLiteral("this arm never queued: in flight stayed within max_num_seqs (peak %1 of %2), so it "
+                          "cannot show a queueing cliff")
+        .arg(peak)
+        .arg(*maxNumSeqs);
 }
 
 ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject* parent)
@@ -89,7 +106,7 @@ QString ExperimentRunner::start()
     if (!m_writer.open(m_outPath, &error))
         return error;
     m_writer.write({ { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
-        { "started_at", isoNow() }, { "spec", m_spec.raw } });
+        { "started_at", isoNow() }, { "spec", redactSpec(m_spec.raw) } });
     m_writer.flush();
     QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
     return {};
@@ -106,8 +123,10 @@ void ExperimentRunner::stop()
 
 void ExperimentRunner::serverEvent(const QString& event, const QString& detail)
 {
+    // t_us counts from the running arm's t0; between arms there is no run clock.
     m_writer.write({ { "type", "server_event" }, { "run", text(m_run) },
-        { "t_us", m_t0Us ? monotonicUs() - m_t0Us : 0 }, { "event", text(event) }, { "detail", text(detail) } });
+        { "t_us", m_armRunning ? nlohmann::json(monotonicUs() - m_t0Us) : nlohmann::json(nullptr) },
+        { "wall", isoNow() }, { "event", text(event) }, { "detail", text(detail) } });
     m_writer.flush();
 }
 
@@ -180,7 +199,7 @@ void ExperimentRunner::launchServer()
     options.stopGraceS = m_spec.server->stopGraceS;
     options.logPath = QFileInfo(m_outPath).absolutePath() + QLatin1Char('/') + QFileInfo(m_outPath).completeBaseName()
         + QStringLiteral(".server.log");
-    serverEvent(QStringLiteral("starting"), options.argv.join(QLatin1Char(' ')));
+    serverEvent(QStringLiteral("starting"), redactArgv(options.argv).join(QLatin1Char(' ')));
     m_launcher->start(options);
 }
 
@@ -219,6 +238,7 @@ void ExperimentRunner::startArm()
     m_load = std::make_unique<LoadRunner>(load);
     connect(m_load.get(), &LoadRunner::started, this, [this, &config](qint64 t0) {
         m_t0Us = t0;
+        m_armRunning = true;
         nlohmann::json line
             = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) }, { "arm", text(m_armName) },
                   { "t0_wall", isoNow() }, { "knobs", config.knobs }, { "model", text(config.model) } };
@@ -236,6 +256,15 @@ void ExperimentRunner::startArm()
         connect(m_scraper.get(), &MetricsScraper::unavailable, this, [this](const QString& reason) {
             m_metricsProblem = reason;
             serverEvent(QStringLiteral("metrics_unavailable"), reason);
+        });
+        connect(m_scraper.get(), &MetricsScraper::failed, this, [this](const QString& reason) {
+            if (!m_inMetricsGap) // one event per gap; the summary counts every failed scrape
+                serverEvent(QStringLiteral("metrics_gap"), reason + QStringLiteral("; retrying with back-off"));
+            m_inMetricsGap = true;
+        });
+        connect(m_scraper.get(), &MetricsScraper::resumed, this, [this](qint64 gapMs) {
+            m_inMetricsGap = false;
+            serverEvent(QStringLiteral("metrics_resumed"), QStringLiteral("after %1 ms without a sample").arg(gapMs));
         });
         m_scraper->start();
         m_snapshotTimer.start();
@@ -294,6 +323,8 @@ void ExperimentRunner::writeServerSample(const ServerSample& s)
 
 void ExperimentRunner::onArmFinished(const LoadResult& result)
 {
+    m_armRunning = false;
+    m_inMetricsGap = false;
     if (m_scraper)
         m_scraper->stop();
     m_snapshotTimer.stop();
@@ -321,9 +352,16 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
         { "samples", m_samples },
         { "waiting_share",
             m_samples > 0 ? nlohmann::json(double(m_samplesWaiting) / m_samples) : nlohmann::json(nullptr) },
-        { "metrics", m_metricsProblem.isEmpty() ? nlohmann::json("ok") : nlohmann::json(text(m_metricsProblem)) } };
+        { "metrics", m_metricsProblem.isEmpty() ? nlohmann::json("ok") : nlohmann::json(text(m_metricsProblem)) },
+        { "scrape_failures", m_scraper ? m_scraper->failures() : 0 },
+        { "longest_scrape_gap_ms", m_scraper ? m_scraper->longestGapMs() : 0 } };
+    if (m_scraper && m_scraper->failures() > 0)
+        summary["warnings"].push_back(std::to_string(m_scraper->failures())
+            + " metrics scrapes failed and were retried (longest gap without a sample "
+            + std::to_string(m_scraper->longestGapMs()) + " ms); queue-depth charts have gaps there");
     if (gentle)
-        summary["warnings"].push_back(kGentleWarning);
+        summary["warnings"].push_back(
+            text(gentleWarning(m_records, mns ? std::optional<int>(mns->toInt()) : std::nullopt)));
     if (!m_armProblem.isEmpty()) {
         summary["status"] = "server_exited";
         summary["warnings"].push_back("the server exited during this arm: " + text(m_armProblem));

@@ -88,6 +88,8 @@ private:
     QStringList m_problems; ///< per experiment, for the final message
     bool m_stopRequested = false;
     bool m_serverUp = false;
+    bool m_armRunning = false; ///< between the load's start and its end: server events get a run time
+    bool m_inMetricsGap = false;
 };
 
 /// True when a run never queued on the server. With at least 10 scrapes: fewer
@@ -97,5 +99,9 @@ private:
 bool isGentleArm(
     const std::vector<RequestRecord>& records, int samples, int samplesWaiting, std::optional<int> maxNumSeqs);
 int peakInFlight(const std::vector<RequestRecord>& records);
+/// What a gentle run's warning says: "idle server" only when at most a quarter
+/// of max_num_seqs was ever in flight; otherwise that in flight stayed within
+/// max_num_seqs, so the run cannot show a queueing cliff.
+QString gentleWarning(const std::vector<RequestRecord>& records, std::optional<int> maxNumSeqs);
 
 } // namespace ks

@@ -13,6 +13,7 @@ MetricsScraper::MetricsScraper(const QUrl& baseUrl, qint64 t0Us, int intervalMs,
     , m_url(metricsUrl(baseUrl))
     , m_t0Us(t0Us)
     , m_timer(this)
+    , m_intervalMs(intervalMs)
 {
     qRegisterMetaType<ServerSample>();
     m_timer.setInterval(intervalMs);
@@ -35,12 +36,15 @@ void MetricsScraper::start()
 {
     if (!m_nam)
         m_nam = new QNetworkAccessManager(this);
+    m_lastSampleUs = monotonicUs();
     m_timer.start();
     scrape();
 }
 
 void MetricsScraper::stop()
 {
+    if (m_consecutiveFailures > 0) // a gap still open at the end counts too
+        m_longestGapMs = std::max(m_longestGapMs, (monotonicUs() - m_gapStartUs) / 1000);
     m_timer.stop();
     if (m_inFlight)
         m_inFlight->abort();
@@ -53,7 +57,7 @@ void MetricsScraper::scrape()
     QNetworkRequest request(m_url);
     request.setRawHeader("User-Agent", RequestFactory::userAgent());
     request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
-    request.setTransferTimeout(2000);
+    request.setTransferTimeout(m_timeoutMs);
     m_inFlight = m_nam->get(request);
     connect(m_inFlight, &QNetworkReply::finished, this, [this, reply = m_inFlight] { onReply(reply); });
 }
@@ -65,29 +69,57 @@ void MetricsScraper::onReply(QNetworkReply* reply)
     if (reply->error() == QNetworkReply::OperationCanceledError && !m_timer.isActive())
         return; // stopped
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    QString problem;
-    ServerGauges gauges;
     if (reply->error() != QNetworkReply::NoError || status != 200) {
-        problem = status ? QStringLiteral("GET %1 answered HTTP %2").arg(m_url.toString()).arg(status)
-                         : QStringLiteral("GET %1 failed: %2").arg(m_url.toString(), reply->errorString());
-    } else {
-        gauges = extractServerGauges(parsePrometheusText(reply->readAll()).samples);
-        if (!gauges.any())
-            problem = QStringLiteral("%1 has no running/waiting/KV-cache gauges knobscope knows").arg(m_url.toString());
-    }
-    if (!problem.isEmpty()) {
-        m_givenUp = true;
-        m_timer.stop();
-        emit unavailable(problem);
+        const bool timedOut = reply->error() == QNetworkReply::OperationCanceledError;
+        const QString problem = status ? QStringLiteral("GET %1 answered HTTP %2").arg(m_url.toString()).arg(status)
+            : timedOut ? QStringLiteral("GET %1 gave no answer within %2 ms").arg(m_url.toString()).arg(m_timeoutMs)
+                       : QStringLiteral("GET %1 failed: %2").arg(m_url.toString(), reply->errorString());
+        if (status >= 400 && status < 500)
+            giveUp(problem); // no metrics endpoint here: asking again changes nothing
+        else
+            retryLater(problem);
         return;
     }
+    const ServerGauges gauges = extractServerGauges(parsePrometheusText(reply->readAll()).samples);
+    if (!gauges.any()) {
+        giveUp(QStringLiteral("%1 has no running/waiting/KV-cache gauges knobscope knows").arg(m_url.toString()));
+        return;
+    }
+    const qint64 now = monotonicUs();
+    if (m_consecutiveFailures > 0) {
+        const qint64 gapMs = (now - m_gapStartUs) / 1000;
+        m_longestGapMs = std::max(m_longestGapMs, gapMs);
+        m_consecutiveFailures = 0;
+        m_timer.setInterval(m_intervalMs);
+        emit resumed(gapMs);
+    }
+    m_lastSampleUs = now;
     ServerSample sample;
-    sample.tUs = monotonicUs() - m_t0Us;
+    sample.tUs = now - m_t0Us;
     sample.running = gauges.running;
     sample.waiting = gauges.waiting;
     sample.kvCacheUsage = gauges.kvCacheUsage;
     sample.engine = gauges.engine;
     emit sampled(sample);
+}
+
+void MetricsScraper::giveUp(const QString& problem)
+{
+    m_givenUp = true;
+    m_timer.stop();
+    emit unavailable(problem);
+}
+
+void MetricsScraper::retryLater(const QString& problem)
+{
+    if (m_consecutiveFailures++ == 0)
+        m_gapStartUs = m_lastSampleUs; // the gap runs from the last sample (or the start)
+    ++m_failures;
+    // Back off: a server too busy to answer is not helped by more scrapes.
+    const qint64 backOff = std::min<qint64>(qint64(m_intervalMs) << std::min(m_consecutiveFailures, 16), kMaxBackOffMs);
+    m_timer.setInterval(int(std::max<qint64>(backOff, m_intervalMs)));
+    m_timer.start();
+    emit failed(problem);
 }
 
 } // namespace ks

@@ -22,25 +22,44 @@ struct ServerSample {
 };
 
 /// Polls GET /metrics (Prometheus text) on a fixed interval during an arm and
-/// emits the gauges it knows. A server without usable metrics is reported once
-/// through unavailable() and not asked again. Lives in the thread that starts it.
+/// emits the gauges it knows. A server without usable metrics (HTTP 4xx, or no
+/// gauge knobscope knows) is reported once through unavailable() and not asked
+/// again. A scrape that fails for a passing reason (timeout, connection error,
+/// HTTP 5xx) is reported through failed() and retried with back-off, doubling
+/// from the interval up to kMaxBackOffMs; resumed() gives the gap when samples
+/// come back. Lives in the thread that starts it.
 class MetricsScraper : public QObject {
     Q_OBJECT
 public:
     MetricsScraper(const QUrl& baseUrl, qint64 t0Us, int intervalMs = 250, QObject* parent = nullptr);
 
+    static constexpr int kDefaultTimeoutMs = 2000;
+    static constexpr int kMaxBackOffMs = 4000;
+
+    void setTimeoutMs(int ms) { m_timeoutMs = ms; }
     void start();
     void stop();
+    bool isActive() const { return m_timer.isActive(); }
+    /// The wait before the next scrape: the interval, or the back-off after failures.
+    int currentIntervalMs() const { return m_timer.interval(); }
+    /// Failed scrapes so far (not counting a server without metrics).
+    int failures() const { return m_failures; }
+    /// The longest time without a sample that ended in a sample, in ms.
+    qint64 longestGapMs() const { return m_longestGapMs; }
     /// The /metrics URL for a target base URL (at the server root, as vLLM, SGLang and llama.cpp serve it).
     static QUrl metricsUrl(const QUrl& baseUrl);
 
 signals:
     void sampled(const ks::ServerSample& sample);
     void unavailable(const QString& reason);
+    void failed(const QString& reason);
+    void resumed(qint64 gapMs);
 
 private:
     void scrape();
     void onReply(QNetworkReply* reply);
+    void giveUp(const QString& problem);
+    void retryLater(const QString& problem);
 
     QUrl m_url;
     qint64 m_t0Us;
@@ -48,6 +67,13 @@ private:
     QNetworkAccessManager* m_nam = nullptr;
     QNetworkReply* m_inFlight = nullptr;
     bool m_givenUp = false;
+    int m_timeoutMs = kDefaultTimeoutMs;
+    int m_intervalMs;
+    int m_consecutiveFailures = 0;
+    int m_failures = 0;
+    qint64 m_lastSampleUs = -1; ///< monotonic; -1 before the first sample
+    qint64 m_gapStartUs = -1; ///< monotonic; when the current failure streak's gap began
+    qint64 m_longestGapMs = 0;
 };
 
 } // namespace ks

@@ -93,6 +93,16 @@ private slots:
         QVERIFY(isGentleArm(eightAtOnce, 3, 3, 16)); // too few scrapes: 8 in flight <= 16 slots
         QVERIFY(!isGentleArm(eightAtOnce, 0, 0, 4)); // no metrics: 8 in flight > 4 slots
         QVERIFY(!isGentleArm(eightAtOnce, 0, 0, std::nullopt)); // nothing to judge by: not called gentle
+
+        // The warning says what is true: half the slots busy is no idle server.
+        const QString busy = gentleWarning(eightAtOnce, 16);
+        QVERIFY2(busy.contains(QStringLiteral("within max_num_seqs (peak 8 of 16)")), qPrintable(busy));
+        QVERIFY2(!busy.contains(QStringLiteral("idle")), qPrintable(busy));
+        const QString idle = gentleWarning(eightAtOnce, 64);
+        QVERIFY2(idle.contains(QStringLiteral("idle server")), qPrintable(idle));
+        const QString unknown = gentleWarning(eightAtOnce, std::nullopt);
+        QVERIFY2(unknown.contains(QStringLiteral("cannot show a queueing cliff")), qPrintable(unknown));
+        QVERIFY2(!unknown.contains(QStringLiteral("idle")), qPrintable(unknown));
     }
 
     void runsEveryArmOfEveryConfigIntoOneFile()
@@ -104,9 +114,25 @@ private slots:
         std::map<std::string, int> types;
         QFile file(out);
         QVERIFY(file.open(QIODevice::ReadOnly));
+        QString currentRun;
         while (!file.atEnd()) {
             const QByteArray line = file.readLine();
-            ++types[json::parse(line.begin(), line.end())["type"].get<std::string>()];
+            const json j = json::parse(line.begin(), line.end());
+            const std::string type = j["type"].get<std::string>();
+            ++types[type];
+            if (type == "run")
+                currentRun = QString::fromStdString(j["run"].get<std::string>());
+            else if (type == "summary")
+                currentRun.clear();
+            if (type != "server_event")
+                continue;
+            // Outside an arm there is no run clock: t_us is null, never measured
+            // from the previous arm's t0; every event has its wall time.
+            QVERIFY2(j.contains("wall") && j["wall"].is_string(), line.constData());
+            if (currentRun.isEmpty())
+                QVERIFY2(j["t_us"].is_null(), line.constData());
+            else
+                QVERIFY2(j["t_us"].is_number_integer() && j["t_us"].get<qint64>() >= 0, line.constData());
         }
         QCOMPARE(types["experiment"], 1);
         QCOMPARE(types["run"], 4);
@@ -140,6 +166,12 @@ private slots:
         QVERIFY(summaries[QStringLiteral("mns2/heavy")]["server"]["max_waiting"].get<double>() >= 4);
         QCOMPARE(summaries[QStringLiteral("mns16/heavy")]["gentle"].get<bool>(), true);
         QCOMPARE(summaries[QStringLiteral("mns16/light")]["gentle"].get<bool>(), true);
+        auto warnings = [&](const char* run) {
+            return QString::fromStdString(summaries[QString::fromLatin1(run)]["warnings"].dump());
+        };
+        QVERIFY2(warnings("mns16/heavy").contains(QStringLiteral("within max_num_seqs (peak 8 of 16)")),
+            qPrintable(warnings("mns16/heavy")));
+        QVERIFY2(warnings("mns16/light").contains(QStringLiteral("idle server")), qPrintable(warnings("mns16/light")));
         QCOMPARE(summaries[QStringLiteral("mns2/heavy")]["status"].get<std::string>(), std::string("completed"));
     }
 

@@ -62,7 +62,8 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
         if (significant)
             return tr("Significant: the 95 % interval of the ratio excludes 1");
         if (column == 0 && config.value("gentle", false))
-            return tr("This run never queued: it measured an idle server");
+            return tr(
+                "This run never queued on the server, so it cannot show a queueing cliff (see the run's warnings)");
         return {};
     case Qt::TextAlignmentRole:
         return column == 0 ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
