@@ -1,8 +1,11 @@
 #include "commands.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 namespace {
 
@@ -15,28 +18,81 @@ usage:
                    [--arm A] [--size WxH] | --table FILE.csv|md | --report DIR
   knobscope run --base-url URL --model M [load flags] --out RUNS.jsonl
   knobscope run SPEC.json --out RUNS.jsonl
-  knobscope report RUNS.jsonl [--json]
-  knobscope compare RUNS.jsonl [--baseline LABEL] [--json | --format md|csv]
+  knobscope report RUNS.jsonl [--json] [--slo-ttft-ms X] [--slo-tpot-ms Y]
+  knobscope compare RUNS.jsonl [OTHER.jsonl] [--baseline LABEL] [--json | --format md|csv] [--slo-ttft-ms X]
   knobscope drift RUNS.jsonl [OTHER.jsonl] [--json]
   knobscope calibrate [--concurrency C] [--requests N] [--max-tokens T]
 
 'knobscope COMMAND --help' describes each command.
 )";
 
+// The subcommand closest to a mistyped one (edit distance at most 2), or empty.
+QString closestCommand(const QString& typed, const QStringList& commands)
+{
+    QString best;
+    qsizetype bestDistance = 3;
+    for (const QString& command : commands) {
+        std::vector<qsizetype> row(std::size_t(command.size()) + 1);
+        for (qsizetype j = 0; j <= command.size(); ++j)
+            row[std::size_t(j)] = j;
+        for (qsizetype i = 1; i <= typed.size(); ++i) {
+            qsizetype diagonal = row[0];
+            row[0] = i;
+            for (qsizetype j = 1; j <= command.size(); ++j) {
+                const qsizetype up = row[std::size_t(j)];
+                row[std::size_t(j)] = std::min(
+                    { up + 1, row[std::size_t(j - 1)] + 1, diagonal + (typed[i - 1] == command[j - 1] ? 0 : 1) });
+                diagonal = up;
+            }
+        }
+        if (row.back() < bestDistance) {
+            bestDistance = row.back();
+            best = command;
+        }
+    }
+    return best;
+}
+
+int usageError(const QString& message)
+{
+    std::fprintf(stderr, "knobscope: %s\n\n%s", qPrintable(message), kUsage);
+    return 2;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
-    // No subcommand (or a spec file, or only options): the dashboard.
-    const QByteArray first = argc > 1 ? QByteArray(argv[1]) : QByteArray();
-    static const QList<QByteArray> subcommands
-        = { "run", "report", "compare", "drift", "calibrate", "open", "export", "--help", "-h", "--version" };
-    if (!subcommands.contains(first))
+    // The dashboard opens with no arguments, a spec (.json), a run file
+    // (.jsonl or 'open FILE'), or only its own options (--run, --shot, ...).
+    // Anything else is a subcommand, and an unknown one is a usage error.
+    const QString first = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QString();
+    static const QStringList commands = { QStringLiteral("run"), QStringLiteral("report"), QStringLiteral("compare"),
+        QStringLiteral("drift"), QStringLiteral("calibrate"), QStringLiteral("export"), QStringLiteral("open") };
+    const bool cliFlag
+        = first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("--version");
+    if (first.isEmpty() || (first.startsWith(QLatin1Char('-')) && !cliFlag))
         return guiMain(argc, argv);
-    if (first == "open")
+    if (first == QLatin1String("open") || first.endsWith(QLatin1String(".json"))
+        || first.endsWith(QLatin1String(".jsonl"))) {
+        const QString file
+            = first == QLatin1String("open") ? (argc > 2 ? QString::fromLocal8Bit(argv[2]) : QString()) : first;
+        if (file.isEmpty() || file.startsWith(QLatin1Char('-')))
+            return usageError(QStringLiteral("open: give a run file (RUNS.jsonl)"));
+        if (!QFileInfo(file).isFile()) {
+            std::fprintf(stderr, "knobscope: no such file: %s\n", qPrintable(file));
+            return 2;
+        }
         return guiMain(argc, argv);
-    if (first == "export")
+    }
+    if (first == QLatin1String("export"))
         return exportMain(argc, argv);
+    if (!commands.contains(first) && !cliFlag) {
+        const QString guess = closestCommand(first, commands);
+        return usageError(
+            QStringLiteral("unknown command '%1'%2")
+                .arg(first, guess.isEmpty() ? QString() : QStringLiteral(" (did you mean '%1'?)").arg(guess)));
+    }
 
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("knobscope"));
@@ -63,6 +119,5 @@ int main(int argc, char** argv)
         return compareCommand(args);
     if (command == QLatin1String("drift"))
         return driftCommand(args);
-    std::fprintf(stderr, "knobscope: unknown command '%s'\n\n%s", qPrintable(command), kUsage);
-    return 2;
+    return usageError(QStringLiteral("unknown command '%1'").arg(command));
 }

@@ -1,6 +1,7 @@
 #include "run/serverlauncher.h"
 
 #include "client/requestfactory.h"
+#include "util/redact.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -9,6 +10,10 @@
 #include <QNetworkReply>
 #include <QStandardPaths>
 #include <QTcpSocket>
+
+#include <csignal>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 namespace ks {
 
@@ -107,13 +112,23 @@ void ServerLauncher::start(const Options& options)
         m_log.setFileName(options.logPath);
         m_log.open(QIODevice::Append | QIODevice::Text);
         m_log.write(QStringLiteral("== %1 starting: %2\n")
-                        .arg(QDateTime::currentDateTimeUtc().toString(Qt::ISODate), options.argv.join(QLatin1Char(' ')))
+                        .arg(QDateTime::currentDateTimeUtc().toString(Qt::ISODate),
+                            redactArgv(options.argv).join(QLatin1Char(' ')))
                         .toUtf8());
     }
     if (!m_nam)
         m_nam = new QNetworkAccessManager(this);
     m_sinceStart.start();
     m_lineBudgetTimer.start();
+    // A launched server never outlives knobscope, also after kill -9: the kernel
+    // sends it SIGTERM when the thread that started it dies (PR_SET_PDEATHSIG).
+    // The launcher stops it itself before then; this covers a killed knobscope.
+    const pid_t parent = getpid();
+    m_process.setChildProcessModifier([parent] {
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() != parent) // knobscope died between fork and prctl
+            ::_exit(1);
+    });
     m_process.start(program, options.argv.mid(1));
     m_pollTimer.start();
 }
@@ -165,7 +180,7 @@ void ServerLauncher::onOutput(QProcess::ProcessChannel channel)
 {
     m_process.setReadChannel(channel);
     while (m_process.canReadLine()) {
-        const QString line = QString::fromUtf8(m_process.readLine()).trimmed();
+        const QString line = redactLine(QString::fromUtf8(m_process.readLine()).trimmed());
         if (m_log.isOpen())
             m_log.write((line + QLatin1Char('\n')).toUtf8());
         m_tail << line;

@@ -5,9 +5,12 @@
 #include "run/metricsscraper.h"
 #include "store/runfile.h"
 
+#include "common/freeport.h"
+
 #include <QFile>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -354,6 +357,36 @@ private slots:
         QVERIFY(reported.contains("client"));
     }
 
+    // Goodput in report counts the SLO the run was made with (kept in the file),
+    // and --slo-ttft-ms overrides it; before, report passed no SLO at all.
+    void cliReportCountsGoodputByTheRunsSlo()
+    {
+        auto sim = startSim({});
+        QVERIFY(sim);
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("slo.jsonl"));
+        QProcess run;
+        run.start(QStringLiteral(KNOBSCOPE_BIN),
+            cliRunArgs(sim->port(), 12, 4, out) << QStringLiteral("--slo-ttft-ms") << QStringLiteral("0.001"));
+        QVERIFY(run.waitForFinished(60000));
+        QCOMPARE(run.exitCode(), 0);
+        auto report = [&](const QStringList& extra) {
+            QProcess p;
+            p.start(QStringLiteral(KNOBSCOPE_BIN),
+                QStringList { QStringLiteral("report"), out, QStringLiteral("--json") } + extra);
+            p.waitForFinished(30000);
+            const QByteArray text = p.readAllStandardOutput();
+            return nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+        };
+        const auto strict = report({});
+        QVERIFY(strict.is_array());
+        QVERIFY(strict[0]["req_per_s"].get<double>() > 0);
+        QCOMPARE(strict[0]["goodput_req_per_s"].get<double>(), 0.0); // no TTFT is under 1 µs
+        QCOMPARE(strict[0]["slo"]["ttft_ms"].get<double>(), 0.001);
+        const auto loose = report({ QStringLiteral("--slo-ttft-ms"), QStringLiteral("1e6") });
+        QCOMPARE(loose[0]["goodput_req_per_s"].get<double>(), loose[0]["req_per_s"].get<double>());
+    }
+
     void cliStopMidRunLeavesACompleteFile()
     {
         auto sim = startSim({});
@@ -388,6 +421,54 @@ private slots:
             [](const RequestRecord& r) { return !r.ok && r.error != QLatin1String("cancelled"); }));
     }
 
+    // kill -9 of 'knobscope run SPEC.json' mid-arm: the simulator it launched
+    // stops too (PR_SET_PDEATHSIG), and the file it wrote reads.
+    void aLaunchedServerDiesWithAKilledKnobscope()
+    {
+        QTemporaryDir dir;
+        const quint16 port = freePort();
+        const nlohmann::json spec
+            = { { "name", "killed" }, { "target", { { "base_url", "http://127.0.0.1:" + std::to_string(port) } } },
+                  { "server",
+                      { { "command", { KNOBSCOPE_SIM_BIN, "--port", std::to_string(port), "--profile", "{model}" } },
+                          { "ready_timeout_s", 20 } } },
+                  { "configs", { { { "label", "only" }, { "model", "sim-8b" } } } },
+                  { "arms",
+                      { { { "name", "long" }, { "mode", "concurrency" }, { "concurrency", 4 }, { "requests", 100000 },
+                          { "max_tokens", 16 } } } } };
+        const QString specPath = dir.filePath(QStringLiteral("killed.json"));
+        QFile specFile(specPath);
+        QVERIFY(specFile.open(QIODevice::WriteOnly));
+        specFile.write(QByteArray::fromStdString(spec.dump()));
+        specFile.close();
+        const QString out = dir.filePath(QStringLiteral("killed.jsonl"));
+        QProcess run;
+        run.start(QStringLiteral(KNOBSCOPE_BIN),
+            { QStringLiteral("run"), specPath, QStringLiteral("--out"), out, QStringLiteral("--progress"),
+                QStringLiteral("none") });
+        QVERIFY(run.waitForStarted());
+        auto requestLines = [&] {
+            QFile f(out);
+            return f.open(QIODevice::ReadOnly) ? f.readAll().count("\"type\":\"request\"") : 0;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(requestLines() >= 8, 30000);
+        run.kill(); // SIGKILL: no handler runs in knobscope
+        QVERIFY(run.waitForFinished(10000));
+        auto serverAnswers = [port] {
+            QTcpSocket probe;
+            probe.connectToHost(QHostAddress::LocalHost, port);
+            return probe.waitForConnected(500);
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(!serverAnswers(), 15000);
+
+        RunFile file;
+        QString error;
+        QVERIFY(readRunFile(out, &file, &error));
+        QCOMPARE(file.runs.size(), std::size_t(1));
+        QVERIFY(file.runs[0].requests.size() >= 8);
+        QVERIFY(file.runs[0].summary.is_null()); // killed: no summary line, but every record before it reads
+    }
+
     void cliRejectsBadUsage()
     {
         QProcess run;
@@ -405,6 +486,26 @@ private slots:
                 QStringLiteral("/tmp/x.jsonl") });
         QVERIFY(both.waitForFinished(10000));
         QCOMPARE(both.exitCode(), 2);
+
+        // A mistyped subcommand is a usage error with a suggestion, never an
+        // attempt to open the dashboard; so is 'open' without a file.
+        auto usage = [](const QStringList& args) {
+            QProcess p;
+            p.setProcessEnvironment(QProcessEnvironment()); // no DISPLAY either way
+            p.start(QStringLiteral(KNOBSCOPE_BIN), args);
+            p.waitForFinished(10000);
+            return std::pair { p.exitCode(), QString::fromLocal8Bit(p.readAllStandardError()) };
+        };
+        const auto [typoCode, typo] = usage({ QStringLiteral("reprot"), QStringLiteral("run.jsonl") });
+        QCOMPARE(typoCode, 2);
+        QVERIFY2(typo.contains(QStringLiteral("unknown command 'reprot' (did you mean 'report'?)")), qPrintable(typo));
+        QVERIFY2(typo.contains(QStringLiteral("usage:")), qPrintable(typo));
+        const auto [openCode, open] = usage({ QStringLiteral("open") });
+        QCOMPARE(openCode, 2);
+        QVERIFY2(open.contains(QStringLiteral("give a run file")), qPrintable(open));
+        const auto [missingCode, missing] = usage({ QStringLiteral("open"), QStringLiteral("/nonexistent/x.jsonl") });
+        QCOMPARE(missingCode, 2);
+        QVERIFY2(missing.contains(QStringLiteral("no such file")), qPrintable(missing));
     }
 };
 
