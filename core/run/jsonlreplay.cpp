@@ -1,6 +1,6 @@
 #include "run/jsonlreplay.h"
 
-#include "store/recordjson.h"
+#include "store/runline.h"
 
 #include <nlohmann/json.hpp>
 
@@ -61,75 +61,83 @@ void JsonlReplay::tick()
     m_runTimeMs += double(wallMs) * m_speed;
     int budget = kLinesPerFastTick;
     while (budget-- > 0) {
-        QByteArray line;
-        if (!m_heldLine.isEmpty()) {
-            line = std::exchange(m_heldLine, {});
-        } else if (m_file.atEnd()) {
+        if (m_held) {
+            if (!releaseWhenDue(*m_held))
+                break; // a paced record that is not due yet
+            m_held.reset();
+            continue;
+        }
+        if (m_file.atEnd()) {
             finish();
             return;
-        } else {
-            line = m_file.readLine();
-            ++m_line;
         }
-        if (!handleLine(line)) {
-            m_heldLine = line; // a paced record that is not due yet
-            break;
-        }
+        const QByteArray line = m_file.readLine();
+        ++m_line;
+        handleLine(line);
     }
     flush();
 }
 
-bool JsonlReplay::handleLine(const QByteArray& raw)
+bool JsonlReplay::releaseWhenDue(RequestRecord& record)
+{
+    if (m_speed > 0) {
+        const double dueMs = double(record.tSendUs + std::max<qint64>(0, record.e2eUs)) / 1000.0;
+        if (m_runTimeMs < dueMs)
+            return false;
+    }
+    m_batch.push_back(std::move(record));
+    return true;
+}
+
+void JsonlReplay::handleLine(const QByteArray& raw)
 {
     const bool complete = raw.endsWith('\n');
-    const QByteArray line = complete ? raw.chopped(1) : raw;
-    if (line.trimmed().isEmpty())
-        return true;
-    const nlohmann::json j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("type") || !j["type"].is_string()) {
-        emit issueFound(m_line,
-            !complete && m_file.atEnd() ? QStringLiteral("truncated last line (the writer was stopped mid-line)")
-                                        : QStringLiteral("not a JSON object with a \"type\""));
-        return true;
+    const QByteArrayView line = complete ? QByteArrayView(raw).chopped(1) : QByteArrayView(raw);
+    std::vector<RunFileIssue> issues;
+    RunLine decoded = readRunLine(line, m_line, issues, m_currentRun.isEmpty() ? nullptr : &m_currentRun);
+    if (!complete && m_file.atEnd() && decoded.kind == RunLine::Kind::Skipped) {
+        emit issueFound(m_line, QStringLiteral("truncated last line (the writer was stopped mid-line)"));
+        return;
     }
-    const std::string type = j["type"].get<std::string>();
-    if (type == "run") {
+    for (const RunFileIssue& issue : issues)
+        emit issueFound(issue.line, issue.message);
+    const nlohmann::json& j = decoded.object;
+    switch (decoded.kind) {
+    case RunLine::Kind::Run: {
         flush();
         RunInfo info;
-        info.run = QString::fromStdString(j.value("run", ""));
-        info.config = QString::fromStdString(j.value("config", ""));
-        info.arm = QString::fromStdString(j.value("arm", ""));
-        info.model = QString::fromStdString(j.value("model", ""));
-        info.json = line;
+        info.run = decoded.run;
+        info.config = QString::fromStdString(j.value("config", std::string()));
+        info.arm = QString::fromStdString(j.value("arm", std::string()));
+        info.model = QString::fromStdString(j.value("model", std::string()));
+        info.json = QByteArray::fromStdString(j.dump());
         m_currentRun = info.run;
         m_runTimeMs = 0;
         emit runStarted(info);
-    } else if (type == "request") {
-        QString problem;
-        std::optional<RequestRecord> record = requestFromJson(j, &problem);
-        if (!record) {
-            emit issueFound(m_line, problem);
-            return true;
-        }
-        if (m_speed > 0) {
-            const double dueMs = double(record->tSendUs + std::max<qint64>(0, record->e2eUs)) / 1000.0;
-            if (m_runTimeMs < dueMs)
-                return false;
-        }
-        m_batch.push_back(std::move(*record));
-    } else if (type == "server") {
+        break;
+    }
+    case RunLine::Kind::Request:
+        if (!releaseWhenDue(decoded.request))
+            m_held = std::move(decoded.request);
+        break;
+    case RunLine::Kind::Server: {
         auto number
             = [&j](const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() : -1.0; };
-        emit serverSampled(QString::fromStdString(j.value("run", "")), j.value("t_us", qint64(0)), number("running"),
-            number("waiting"), number("kv_cache_usage"));
-    } else if (type == "server_event") {
-        emit serverEventRead(QString::fromStdString(j.value("run", "")), QString::fromStdString(j.value("event", "")),
-            QString::fromStdString(j.value("detail", "")));
-    } else if (type == "summary") {
-        flush();
-        emit runFinished(QString::fromStdString(j.value("run", "")), line);
+        emit serverSampled(
+            decoded.run, j.value("t_us", qint64(0)), number("running"), number("waiting"), number("kv_cache_usage"));
+        break;
     }
-    return true;
+    case RunLine::Kind::ServerEvent:
+        emit serverEventRead(decoded.run, QString::fromStdString(j.value("event", std::string())),
+            QString::fromStdString(j.value("detail", std::string())));
+        break;
+    case RunLine::Kind::Summary:
+        flush();
+        emit runFinished(decoded.run, QByteArray::fromStdString(j.dump()));
+        break;
+    default:
+        break;
+    }
 }
 
 void JsonlReplay::flush()

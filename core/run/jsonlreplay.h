@@ -6,6 +6,8 @@
 #include <QFile>
 #include <QTimer>
 
+#include <optional>
+
 namespace ks {
 
 /// Replays a run file through the RunSource events, reading it incrementally
@@ -31,7 +33,8 @@ public:
 
 private:
     void tick();
-    bool handleLine(const QByteArray& line); // false: stop this tick (paced record not due yet)
+    void handleLine(const QByteArray& line);
+    bool releaseWhenDue(RequestRecord& record); ///< false: paced and not due yet (the caller holds it)
     void flush();
     void finish();
 
@@ -42,7 +45,7 @@ private:
     QElapsedTimer m_wall; ///< advances m_runTimeMs while playing
     double m_runTimeMs = 0; ///< how far into the current run the replay is (paced speeds)
     QVector<RequestRecord> m_batch;
-    QByteArray m_heldLine; ///< a paced record read but not yet due
+    std::optional<RequestRecord> m_held; ///< a paced record read but not yet due
     QString m_currentRun;
     QString m_error;
     qint64 m_line = 0;

@@ -40,47 +40,4 @@ nlohmann::json toJson(const RequestRecord& r)
     return j;
 }
 
-std::optional<RequestRecord> requestFromJson(const nlohmann::json& j, QString* error)
-{
-    try {
-        RequestRecord r;
-        auto optional = [&](const char* key) -> qint64 {
-            const auto it = j.find(key);
-            return it == j.end() || it->is_null() ? -1 : it->get<qint64>();
-        };
-        auto text = [&](const char* key) -> QString {
-            const auto it = j.find(key);
-            return it == j.end() || it->is_null() ? QString() : QString::fromStdString(it->get<std::string>());
-        };
-        r.run = QString::fromStdString(j.at("run").get<std::string>());
-        r.id = j.at("id").get<qint64>();
-        r.probe = text("probe");
-        r.warmup = j.value("warmup", false);
-        r.tSendUs = j.at("t_send_us").get<qint64>();
-        r.tSchedUs = j.contains("t_sched_us") ? j["t_sched_us"].get<qint64>() : r.tSendUs;
-        r.tWireUs = optional("t_wire_us");
-        r.ttftUs = optional("ttft_us");
-        r.ttfcUs = optional("ttfc_us");
-        r.e2eUs = optional("e2e_us");
-        if (j.contains("itl_us") && j["itl_us"].is_array())
-            r.itlUs = j["itl_us"].get<std::vector<std::int32_t>>();
-        r.inTokens = j.value("in_tokens", 0);
-        r.outTokens = j.value("out_tokens", 0);
-        r.outTokensFromUsage = j.value("out_tokens_source", "") == "usage";
-        r.status = j.value("status", 0);
-        r.ok = j.at("ok").get<bool>();
-        r.error = text("error");
-        r.errorDetail = text("error_detail");
-        r.outputSha256 = text("output_sha256").toLatin1();
-        r.reasoningSha256 = text("reasoning_sha256").toLatin1();
-        r.probeRepeat = j.value("probe_repeat", r.probe.isEmpty() ? -1 : 0);
-        r.outputText = text("output_text").toUtf8();
-        r.reasoningText = text("reasoning_text").toUtf8();
-        return r;
-    } catch (const nlohmann::json::exception& e) {
-        *error = QStringLiteral("request record: ") + QString::fromUtf8(e.what());
-        return std::nullopt;
-    }
-}
-
 } // namespace ks

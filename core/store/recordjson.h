@@ -12,7 +12,6 @@ inline constexpr int kSchemaVersion = 1;
 
 /// The `request` line of the JSONL schema (docs/formats.md).
 nlohmann::json toJson(const RequestRecord& record);
-/// Reads a `request` line; nullopt when a required field is missing or mistyped.
-std::optional<RequestRecord> requestFromJson(const nlohmann::json& line, QString* error);
+/// Reading is readRunLine()'s (store/runline.h): one tolerant reader for every path.
 
 } // namespace ks

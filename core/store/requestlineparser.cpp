@@ -1,8 +1,9 @@
 #include "store/requestlineparser.h"
 
-#include <nlohmann/json.hpp>
-
+#include <climits>
+#include <cmath>
 #include <string_view>
+#include <unordered_map>
 
 namespace ks {
 
@@ -10,159 +11,469 @@ namespace {
 
 using json = nlohmann::json;
 
-/// Fills a RequestRecord as the parser walks one flat request object.
+enum class Field {
+    Type,
+    Run,
+    Id,
+    Probe,
+    ProbeRepeat,
+    Warmup,
+    TSched,
+    TSend,
+    TWire,
+    Ttft,
+    Ttfc,
+    E2e,
+    Itl,
+    InTokens,
+    OutTokens,
+    OutTokensSource,
+    Status,
+    Ok,
+    Error,
+    ErrorDetail,
+    OutputSha,
+    ReasoningSha,
+    OutputText,
+    ReasoningText,
+};
+
+const std::unordered_map<std::string_view, Field>& fields()
+{
+    static const std::unordered_map<std::string_view, Field> map = {
+        { "type", Field::Type },
+        { "run", Field::Run },
+        { "id", Field::Id },
+        { "probe", Field::Probe },
+        { "probe_repeat", Field::ProbeRepeat },
+        { "warmup", Field::Warmup },
+        { "t_sched_us", Field::TSched },
+        { "t_send_us", Field::TSend },
+        { "t_wire_us", Field::TWire },
+        { "ttft_us", Field::Ttft },
+        { "ttfc_us", Field::Ttfc },
+        { "e2e_us", Field::E2e },
+        { "itl_us", Field::Itl },
+        { "in_tokens", Field::InTokens },
+        { "out_tokens", Field::OutTokens },
+        { "out_tokens_source", Field::OutTokensSource },
+        { "status", Field::Status },
+        { "ok", Field::Ok },
+        { "error", Field::Error },
+        { "error_detail", Field::ErrorDetail },
+        { "output_sha256", Field::OutputSha },
+        { "reasoning_sha256", Field::ReasoningSha },
+        { "output_text", Field::OutputText },
+        { "reasoning_text", Field::ReasoningText },
+    };
+    return map;
+}
+
+// The inclusive range of an integer field; time fields are microseconds >= 0.
+std::pair<qint64, qint64> rangeOf(Field f)
+{
+    switch (f) {
+    case Field::Status:
+        return { 0, 999 };
+    case Field::InTokens:
+    case Field::OutTokens:
+    case Field::ProbeRepeat:
+        return { 0, INT_MAX };
+    default:
+        return { 0, std::numeric_limits<qint64>::max() };
+    }
+}
+
+bool isHex64(const std::string& s)
+{
+    if (s.size() != 64)
+        return false;
+    return std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+/// Fills a RequestRecord as the parser walks one request object, dropping what
+/// does not fit and noting why.
 class RequestSax : public nlohmann::json_sax<json> {
 public:
-    explicit RequestSax(const QString* sameRun)
-        : m_sameRun(sameRun)
+    RequestSax(RequestRecord& record, const QString* sameRun)
+        : m_record(record)
+        , m_sameRun(sameRun)
     {
     }
-    RequestRecord record;
+
+    std::vector<QString> problems; ///< "field: what; consequence", for a request line only
     bool isRequest = false;
-    bool bad = false;
+    bool topIsObject = false;
+    bool skip = false;
     bool hasRun = false, hasId = false, hasSend = false, hasSched = false, hasOk = false, hasRepeat = false;
 
-    bool null() override { return true; } // null means "absent" for every optional field
-    bool boolean(bool value) override
+    bool null() override
     {
-        if (m_depth != 1 || m_inItl)
-            return fail();
-        if (m_key == "ok") {
-            record.ok = value;
-            hasOk = true;
-        } else if (m_key == "warmup") {
-            record.warmup = value;
+        return scalar(
+            "null", [] { return true; }, true);
+    }
+    bool boolean(bool v) override
+    {
+        return scalar("a boolean", [&] {
+            if (m_field == Field::Ok) {
+                m_record.ok = v;
+                hasOk = true;
+                return true;
+            }
+            if (m_field == Field::Warmup) {
+                m_record.warmup = v;
+                return true;
+            }
+            return false;
+        });
+    }
+    bool number_integer(number_integer_t v) override { return integer(qint64(v), true, "an integer"); }
+    bool number_unsigned(number_unsigned_t v) override
+    {
+        const bool fits = v <= number_unsigned_t(std::numeric_limits<qint64>::max());
+        return integer(fits ? qint64(v) : 0, fits, "an integer");
+    }
+    bool number_float(number_float_t v, const string_t&) override
+    {
+        // An integral float (12.0, 1e3) is accepted where an integer is expected.
+        const bool integral = std::isfinite(v) && std::floor(v) == v && std::fabs(v) < 9.2e18;
+        return integer(integral ? qint64(v) : 0, integral, integral ? "a number" : "a number with a fraction");
+    }
+    bool string(string_t& v) override
+    {
+        return scalar("a string", [&] { return text(v); });
+    }
+    bool binary(binary_t&) override
+    {
+        return scalar("binary data", [] { return false; });
+    }
+
+    bool start_object(std::size_t) override { return container("an object", true); }
+    bool start_array(std::size_t) override { return container("an array", false); }
+    bool end_object() override { return endContainer(); }
+    bool end_array() override { return endContainer(); }
+    bool key(string_t& k) override
+    {
+        if (m_skipDepth == 0 && m_depth == 1) {
+            const auto it = fields().find(k);
+            m_known = it != fields().end();
+            if (m_known)
+                m_field = it->second;
+            m_key = k;
         }
         return true;
     }
-    bool number_integer(number_integer_t value) override { return integer(qint64(value)); }
-    bool number_unsigned(number_unsigned_t value) override { return integer(qint64(value)); }
-    bool number_float(number_float_t value, const string_t&) override
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) override
     {
-        return integer(qint64(value)); // as the DOM path's get<qint64>() does: truncated
+        errorAt = qint64(position);
+        return false;
     }
-    bool string(string_t& value) override
+    qint64 errorAt = -1;
+
+private:
+    QString name() const { return QStringLiteral("request.") + QString::fromStdString(m_key); }
+
+    bool required() const
     {
-        if (m_depth != 1 || m_inItl)
-            return fail();
-        const auto text = [&value] { return QString::fromUtf8(value.data(), qsizetype(value.size())); };
-        if (m_key == "type")
-            isRequest = value == "request";
-        else if (m_key == "run") {
-            const QString run = text();
-            record.run = m_sameRun && *m_sameRun == run ? *m_sameRun : run;
-            hasRun = true;
-        } else if (m_key == "probe")
-            record.probe = text();
-        else if (m_key == "error")
-            record.error = text();
-        else if (m_key == "error_detail")
-            record.errorDetail = text();
-        else if (m_key == "out_tokens_source")
-            record.outTokensFromUsage = value == "usage";
-        else if (m_key == "output_sha256")
-            record.outputSha256 = QByteArray(value.data(), qsizetype(value.size()));
-        else if (m_key == "reasoning_sha256")
-            record.reasoningSha256 = QByteArray(value.data(), qsizetype(value.size()));
-        else if (m_key == "output_text")
-            record.outputText = QByteArray(value.data(), qsizetype(value.size()));
-        else if (m_key == "reasoning_text")
-            record.reasoningText = QByteArray(value.data(), qsizetype(value.size()));
+        return m_field == Field::Run || m_field == Field::Id || m_field == Field::TSend || m_field == Field::Ok;
+    }
+
+    void wrong(const QString& what)
+    {
+        problems.push_back(name() + QStringLiteral(": ") + what
+            + (required() ? QStringLiteral("; line skipped") : QStringLiteral("; left empty")));
+        if (required())
+            skip = true;
+    }
+
+    static QString expected(Field f)
+    {
+        switch (f) {
+        case Field::Warmup:
+        case Field::Ok:
+            return QStringLiteral("a boolean");
+        case Field::Type:
+        case Field::Run:
+        case Field::Probe:
+        case Field::OutTokensSource:
+        case Field::Error:
+        case Field::ErrorDetail:
+        case Field::OutputSha:
+        case Field::ReasoningSha:
+        case Field::OutputText:
+        case Field::ReasoningText:
+            return QStringLiteral("a string");
+        case Field::Itl:
+            return QStringLiteral("an array of integers");
+        default:
+            return QStringLiteral("an integer");
+        }
+    }
+
+    // A scalar at the top level of the object: `apply` stores it and says
+    // whether the field takes this type.
+    template <typename Apply> bool scalar(const char* got, Apply apply, bool isNull = false)
+    {
+        if (m_skipDepth > 0)
+            return true;
+        if (m_depth == 0)
+            return false; // not an object at all
+        if (m_inItl)
+            return itlElement(got);
+        if (m_depth != 1 || !m_known)
+            return true;
+        if (isNull) {
+            // null means "absent" for optional fields (the writer's own convention)
+            if (required() || m_field == Field::Type)
+                wrong(QStringLiteral("expected %1, got null").arg(expected(m_field)));
+            return true;
+        }
+        if (!apply())
+            wrong(QStringLiteral("expected %1, got %2").arg(expected(m_field), QLatin1String(got)));
         return true;
     }
-    bool binary(binary_t&) override { return fail(); }
-    bool start_object(std::size_t) override
+
+    bool text(const std::string& v)
     {
-        ++m_depth;
-        return m_depth == 1 ? true : fail(); // request lines are flat
+        const auto qtext = [&] {
+            const qsizetype limit
+                = m_field == Field::Error || m_field == Field::ErrorDetail ? kMaxDetailChars : kMaxLabelChars;
+            QString t = QString::fromUtf8(v.data(), qsizetype(std::min<std::size_t>(v.size(), std::size_t(limit) * 4)));
+            if (t.size() > limit) {
+                t.truncate(limit);
+                problems.push_back(QStringLiteral("%1: longer than %2 characters; cut").arg(name()).arg(limit));
+            }
+            return t;
+        };
+        switch (m_field) {
+        case Field::Type:
+            isRequest = v == "request";
+            return true;
+        case Field::Run:
+            if (v.empty()) {
+                wrong(QStringLiteral("empty run label"));
+                return true;
+            }
+            if (m_sameRun && v.size() < std::size_t(kMaxLabelChars)
+                && QAnyStringView::compare(*m_sameRun, QUtf8StringView(v.data(), qsizetype(v.size()))) == 0)
+                m_record.run = *m_sameRun;
+            else
+                m_record.run = qtext();
+            hasRun = true;
+            return true;
+        case Field::Probe:
+            m_record.probe = qtext();
+            return true;
+        case Field::Error:
+            m_record.error = qtext();
+            return true;
+        case Field::ErrorDetail:
+            m_record.errorDetail = qtext();
+            return true;
+        case Field::OutTokensSource:
+            m_record.outTokensFromUsage = v == "usage";
+            return true;
+        case Field::OutputSha:
+        case Field::ReasoningSha:
+            if (!isHex64(v)) {
+                wrong(QStringLiteral("expected 64 hex digits (a SHA-256)"));
+                return true;
+            }
+            (m_field == Field::OutputSha ? m_record.outputSha256 : m_record.reasoningSha256)
+                = QByteArray(v.data(), qsizetype(v.size()));
+            return true;
+        case Field::OutputText:
+            m_record.outputText = QByteArray(v.data(), qsizetype(v.size()));
+            return true;
+        case Field::ReasoningText:
+            m_record.reasoningText = QByteArray(v.data(), qsizetype(v.size()));
+            return true;
+        default:
+            return false;
+        }
     }
-    bool end_object() override
+
+    bool integer(qint64 v, bool representable, const char* got)
     {
+        if (m_skipDepth > 0)
+            return true;
+        if (m_depth == 0)
+            return false;
+        if (m_inItl) {
+            if (!representable || v < 0 || v > INT32_MAX)
+                return itlElement(representable ? "an integer out of range" : got);
+            m_record.itlUs.push_back(std::int32_t(v));
+            ++m_itlIndex;
+            return true;
+        }
+        if (m_depth != 1 || !m_known)
+            return true;
+        qint64* target = nullptr;
+        int* small = nullptr;
+        switch (m_field) {
+        case Field::Id:
+            target = &m_record.id;
+            break;
+        case Field::TSend:
+            target = &m_record.tSendUs;
+            break;
+        case Field::TSched:
+            target = &m_record.tSchedUs;
+            break;
+        case Field::TWire:
+            target = &m_record.tWireUs;
+            break;
+        case Field::Ttft:
+            target = &m_record.ttftUs;
+            break;
+        case Field::Ttfc:
+            target = &m_record.ttfcUs;
+            break;
+        case Field::E2e:
+            target = &m_record.e2eUs;
+            break;
+        case Field::InTokens:
+            small = &m_record.inTokens;
+            break;
+        case Field::OutTokens:
+            small = &m_record.outTokens;
+            break;
+        case Field::Status:
+            small = &m_record.status;
+            break;
+        case Field::ProbeRepeat:
+            small = &m_record.probeRepeat;
+            break;
+        default:
+            wrong(QStringLiteral("expected %1, got %2").arg(expected(m_field), QLatin1String(got)));
+            return true;
+        }
+        const auto [low, high] = rangeOf(m_field);
+        if (!representable || v < low || v > high) {
+            wrong(representable ? QStringLiteral("%1 is out of range (%2 to %3)").arg(v).arg(low).arg(high)
+                                : QStringLiteral("expected an integer, got %1").arg(QLatin1String(got)));
+            return true;
+        }
+        if (target)
+            *target = v;
+        else
+            *small = int(v);
+        hasId = hasId || m_field == Field::Id;
+        hasSend = hasSend || m_field == Field::TSend;
+        hasSched = hasSched || m_field == Field::TSched;
+        hasRepeat = hasRepeat || m_field == Field::ProbeRepeat;
+        return true;
+    }
+
+    bool itlElement(const char* got)
+    {
+        if (!m_itlBad)
+            problems.push_back(QStringLiteral("request.itl_us[%1]: expected an integer from 0 to %2, got %3; "
+                                              "itl_us left empty")
+                                   .arg(m_itlIndex)
+                                   .arg(INT32_MAX)
+                                   .arg(QLatin1String(got)));
+        m_itlBad = true;
+        m_record.itlUs.clear();
+        return true;
+    }
+
+    bool container(const char* got, bool object)
+    {
+        if (m_skipDepth > 0) {
+            ++m_skipDepth;
+            return true;
+        }
+        if (m_depth == 0) {
+            if (!object)
+                return false; // a top-level array: not a record
+            topIsObject = true;
+            m_depth = 1;
+            return true;
+        }
+        if (m_inItl) {
+            itlElement(got);
+            m_skipDepth = 1;
+            return true;
+        }
+        if (m_depth == 1 && m_known && m_field == Field::Itl && !object) {
+            m_inItl = true;
+            m_itlBad = false;
+            m_itlIndex = 0;
+            m_record.itlUs.clear();
+            ++m_depth;
+            return true;
+        }
+        if (m_depth == 1 && m_known)
+            wrong(QStringLiteral("expected %1, got %2").arg(expected(m_field), QLatin1String(got)));
+        m_skipDepth = 1; // unknown or wrong: read past it
+        return true;
+    }
+
+    bool endContainer()
+    {
+        if (m_skipDepth > 0) {
+            --m_skipDepth;
+            return true;
+        }
+        if (m_inItl) {
+            m_inItl = false;
+            --m_depth;
+            return true;
+        }
         --m_depth;
         return true;
     }
-    bool start_array(std::size_t) override
-    {
-        if (m_depth != 1 || m_key != "itl_us" || m_inItl)
-            return fail();
-        m_inItl = true;
-        return true;
-    }
-    bool end_array() override
-    {
-        m_inItl = false;
-        return true;
-    }
-    bool key(string_t& value) override
-    {
-        m_key = value;
-        return true;
-    }
-    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return fail(); }
 
-private:
-    bool fail()
-    {
-        bad = true;
-        return false;
-    }
-    bool integer(qint64 v)
-    {
-        if (m_depth != 1)
-            return fail();
-        if (m_inItl) {
-            record.itlUs.push_back(std::int32_t(v));
-            return true;
-        }
-        if (m_key == "id") {
-            record.id = v;
-            hasId = true;
-        } else if (m_key == "t_send_us") {
-            record.tSendUs = v;
-            hasSend = true;
-        } else if (m_key == "t_sched_us") {
-            record.tSchedUs = v;
-            hasSched = true;
-        } else if (m_key == "t_wire_us")
-            record.tWireUs = v;
-        else if (m_key == "ttft_us")
-            record.ttftUs = v;
-        else if (m_key == "ttfc_us")
-            record.ttfcUs = v;
-        else if (m_key == "e2e_us")
-            record.e2eUs = v;
-        else if (m_key == "in_tokens")
-            record.inTokens = int(v);
-        else if (m_key == "out_tokens")
-            record.outTokens = int(v);
-        else if (m_key == "status")
-            record.status = int(v);
-        else if (m_key == "probe_repeat") {
-            record.probeRepeat = int(v);
-            hasRepeat = true;
-        }
-        return true;
-    }
-
+    RequestRecord& m_record;
     const QString* m_sameRun;
     std::string m_key;
+    Field m_field = Field::Type;
+    bool m_known = false;
     int m_depth = 0;
+    int m_skipDepth = 0;
     bool m_inItl = false;
+    bool m_itlBad = false;
+    int m_itlIndex = 0;
 };
 
 } // namespace
 
-std::optional<RequestRecord> parseRequestLine(const QByteArray& line, const QString* sameRun)
+RequestLineResult parseRequestLine(QByteArrayView line, qint64 lineNumber, RequestRecord* record,
+    std::vector<RunFileIssue>& issues, const QString* sameRun, QString* syntaxError)
 {
-    RequestSax sax(sameRun);
+    *record = RequestRecord();
+    RequestSax sax(*record, sameRun);
     const bool parsed = json::sax_parse(line.begin(), line.end(), &sax);
-    if (!parsed || sax.bad || !sax.isRequest || !sax.hasRun || !sax.hasId || !sax.hasSend || !sax.hasOk)
-        return std::nullopt;
+    if (!parsed && sax.errorAt >= 0) {
+        *syntaxError = QStringLiteral("not valid JSON (at byte %1)").arg(sax.errorAt);
+        return RequestLineResult::Invalid;
+    }
+    if (!parsed || !sax.topIsObject || !sax.isRequest)
+        return RequestLineResult::NotRequest;
+    for (const QString& problem : sax.problems)
+        issues.push_back({ lineNumber, problem });
+    for (const auto& [has, field, kind] :
+        { std::tuple { sax.hasRun, "run", "a string" }, std::tuple { sax.hasId, "id", "an integer" },
+            std::tuple { sax.hasSend, "t_send_us", "an integer" }, std::tuple { sax.hasOk, "ok", "a boolean" } }) {
+        if (has)
+            continue;
+        // A present but wrong field was reported above; say "missing" only when it was.
+        const QString prefix = QStringLiteral("request.") + QLatin1String(field) + QLatin1Char(':');
+        const bool reported = std::any_of(
+            sax.problems.begin(), sax.problems.end(), [&](const QString& p) { return p.startsWith(prefix); });
+        if (!reported)
+            issues.push_back({ lineNumber,
+                QStringLiteral("%1 missing (expected %2); line skipped").arg(prefix, QLatin1String(kind)) });
+        sax.skip = true;
+    }
+    if (sax.skip)
+        return RequestLineResult::Skip;
     if (!sax.hasSched)
-        sax.record.tSchedUs = sax.record.tSendUs;
+        record->tSchedUs = record->tSendUs;
     if (!sax.hasRepeat)
-        sax.record.probeRepeat = sax.record.probe.isEmpty() ? -1 : 0;
-    return std::move(sax.record);
+        record->probeRepeat = record->probe.isEmpty() ? -1 : 0;
+    return RequestLineResult::Record;
 }
 
 } // namespace ks

@@ -1,9 +1,5 @@
 #include "store/runfile.h"
 
-#include "store/requestlineparser.h"
-
-#include "store/recordjson.h"
-
 #include <QFile>
 
 #include <unordered_map>
@@ -17,18 +13,20 @@ bool readRunFile(const QString& path, RunFile* out, QString* error, const ReadPr
         *error = QStringLiteral("cannot read %1: %2").arg(path, file.errorString());
         return false;
     }
-    std::unordered_map<std::string, std::size_t> runIndex;
+    std::unordered_map<QString, std::size_t> runIndex;
     RunData* lastRun = nullptr; // requests come in long runs of one label: skip the lookup
-    auto runFor = [&](const std::string& name) -> RunData& {
+    auto runFor = [&](const QString& name) -> RunData& {
+        if (lastRun && lastRun->run == name)
+            return *lastRun;
         auto it = runIndex.find(name);
         if (it == runIndex.end()) {
-            lastRun = nullptr; // the vector may move
             it = runIndex.emplace(name, out->runs.size()).first;
             RunData data;
-            data.run = QString::fromStdString(name);
+            data.run = name;
             out->runs.push_back(std::move(data));
         }
-        return out->runs[it->second];
+        lastRun = &out->runs[it->second];
+        return *lastRun;
     };
     qint64 lineNumber = 0;
     const qint64 total = file.size();
@@ -40,47 +38,35 @@ bool readRunFile(const QString& path, RunFile* out, QString* error, const ReadPr
         const bool hadNewline = line.endsWith('\n');
         if (hadNewline)
             line.chop(1);
-        if (line.trimmed().isEmpty())
-            continue;
-        if (line.contains("\"type\":\"request\"")) {
-            // Nearly every line is a request: the fast path; anything odd falls through to the DOM path.
-            const QString* sameRun = lastRun ? &lastRun->run : nullptr;
-            if (std::optional<RequestRecord> record = parseRequestLine(line, sameRun)) {
-                if (!lastRun || lastRun->run != record->run)
-                    lastRun = &runFor(record->run.toStdString());
-                lastRun->requests.push_back(std::move(*record));
-                continue;
-            }
-        }
-        const nlohmann::json j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
-        if (j.is_discarded() || !j.is_object() || !j.contains("type") || !j["type"].is_string()) {
-            if (!hadNewline && file.atEnd()) {
-                out->truncated = true;
-                out->issues.push_back(
-                    { lineNumber, QStringLiteral("truncated last line (the writer was stopped mid-line)") });
-            } else {
-                out->issues.push_back({ lineNumber, QStringLiteral("not a JSON object with a \"type\"") });
-            }
+        const std::size_t issuesBefore = out->issues.size();
+        RunLine decoded = readRunLine(line, lineNumber, out->issues, lastRun ? &lastRun->run : nullptr);
+        if (!hadNewline && file.atEnd() && decoded.kind == RunLine::Kind::Skipped) {
+            // A killed writer leaves half a line: say so instead of "not valid JSON".
+            out->truncated = true;
+            out->issues.resize(issuesBefore);
+            out->issues.push_back(
+                { lineNumber, QStringLiteral("truncated last line (the writer was stopped mid-line)") });
             continue;
         }
-        const std::string type = j["type"].get<std::string>();
-        if (type == "experiment") {
-            out->experiment = j;
-        } else if (type == "run" && j.contains("run") && j["run"].is_string()) {
-            RunData& run = runFor(j["run"].get<std::string>());
-            run.info = j;
-            run.config = QString::fromStdString(j.value("config", ""));
-            run.arm = QString::fromStdString(j.value("arm", ""));
-        } else if (type == "request") {
-            QString problem;
-            std::optional<RequestRecord> record = requestFromJson(j, &problem);
-            if (!record) {
-                out->issues.push_back({ lineNumber, problem });
-                continue;
-            }
-            runFor(record->run.toStdString()).requests.push_back(std::move(*record));
-        } else if (type == "summary" && j.contains("run") && j["run"].is_string()) {
-            runFor(j["run"].get<std::string>()).summary = j;
+        switch (decoded.kind) {
+        case RunLine::Kind::Experiment:
+            out->experiment = std::move(decoded.object);
+            break;
+        case RunLine::Kind::Run: {
+            RunData& run = runFor(decoded.run);
+            run.config = QString::fromStdString(decoded.object.value("config", std::string()));
+            run.arm = QString::fromStdString(decoded.object.value("arm", std::string()));
+            run.info = std::move(decoded.object);
+            break;
+        }
+        case RunLine::Kind::Request:
+            runFor(decoded.run).requests.push_back(std::move(decoded.request));
+            break;
+        case RunLine::Kind::Summary:
+            runFor(decoded.run).summary = std::move(decoded.object);
+            break;
+        default:
+            break; // server samples and events: the replay's business; blank, unknown and skipped lines
         }
     }
     out->lines = lineNumber;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "metrics/requestrecord.h"
+#include "store/runline.h"
 
 #include <QString>
 #include <QStringList>
@@ -12,22 +13,18 @@
 
 namespace ks {
 
-struct RunFileIssue {
-    qint64 line = 0;
-    QString message;
-};
-
 struct RunData {
     QString run;
     QString config;
     QString arm;
-    nlohmann::json info; ///< the `run` line
-    nlohmann::json summary; ///< the stored `summary` line, null if the run did not finish
+    nlohmann::json info; ///< the `run` line, cleaned by the reader (RunLine)
+    nlohmann::json summary; ///< the stored `summary` line, cleaned; null if the run did not finish
     std::vector<RequestRecord> requests;
 };
 
-/// A whole run file in memory, for report and compare. Corrupt lines are
-/// listed with their numbers and skipped; unknown types are skipped silently.
+/// A whole run file in memory, for report, compare, drift, export and the
+/// dashboard. Read line by line through readRunLine(): its issues (skipped
+/// lines, dropped fields) are listed with their line numbers.
 struct RunFile {
     nlohmann::json experiment;
     std::vector<RunData> runs;
