@@ -72,9 +72,7 @@ int compareCommand(const QStringList& arguments)
         return 2;
     }
     options.slo = slo;
-    for (const ks::RunFileIssue& issue : file.issues)
-        std::fprintf(stderr, "knobscope compare: line %lld: %s (skipped)\n", static_cast<long long>(issue.line),
-            qPrintable(issue.message));
+    printReadIssues("knobscope compare", file.issues);
     const nlohmann::json arms = ks::compareRuns(file, options, &error);
     if (!error.isEmpty()) {
         std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(error));

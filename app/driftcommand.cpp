@@ -16,9 +16,7 @@ bool readFile(const QString& path, ks::RunFile* file)
         std::fprintf(stderr, "knobscope drift: %s\n", qPrintable(error));
         return false;
     }
-    for (const ks::RunFileIssue& issue : file->issues)
-        std::fprintf(stderr, "knobscope drift: %s line %lld: %s (skipped)\n", qPrintable(path),
-            static_cast<long long>(issue.line), qPrintable(issue.message));
+    printReadIssues("knobscope drift", file->issues, path);
     return true;
 }
 

@@ -1,6 +1,7 @@
 // knobscope export: the dashboard's charts and tables, written headless
 // (offscreen) for scripts and CI.
 #include "commands.h"
+#include "loadflags.h"
 
 #include "charts/barchart.h"
 #include "comparepage.h"
@@ -85,9 +86,7 @@ int exportMain(int argc, char** argv)
         std::fprintf(stderr, "knobscope export: %s\n", qPrintable(result->error));
         return 2;
     }
-    for (const ks::RunFileIssue& issue : result->file->issues)
-        std::fprintf(stderr, "knobscope export: line %lld: %s (skipped)\n", static_cast<long long>(issue.line),
-            qPrintable(issue.message));
+    printReadIssues("knobscope export", result->file->issues);
     compare.setResult(result);
     drift.setResult(result);
 

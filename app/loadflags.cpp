@@ -126,3 +126,15 @@ QString readSloFlags(const QCommandLineParser& parser, const ks::Slo& fromFile, 
     }
     return {};
 }
+
+void printReadIssues(const char* command, const std::vector<ks::RunFileIssue>& issues, const QString& file)
+{
+    constexpr std::size_t kShown = 20;
+    const QString prefix = file.isEmpty() ? QString() : file + QLatin1Char(' ');
+    for (std::size_t i = 0; i < issues.size() && i < kShown; ++i)
+        std::fprintf(stderr, "%s: %sline %lld: %s\n", command, qPrintable(prefix),
+            static_cast<long long>(issues[i].line), qPrintable(issues[i].message));
+    if (issues.size() > kShown)
+        std::fprintf(stderr, "%s: %s%zu more issues (line %lld is the last)\n", command, qPrintable(prefix),
+            issues.size() - kShown, static_cast<long long>(issues.back().line));
+}

@@ -2,6 +2,7 @@
 
 #include "load/loadspec.h"
 #include "metrics/runsummary.h"
+#include "store/runline.h"
 
 #include <QCommandLineParser>
 
@@ -21,3 +22,7 @@ void addSloFlags(QCommandLineParser& parser);
 /// The SLO to count goodput by: `fromFile` with each flag that is set replacing
 /// its part. Returns an error naming the flag, or empty.
 QString readSloFlags(const QCommandLineParser& parser, const ks::Slo& fromFile, ks::Slo* slo);
+
+/// Prints a run file's reading issues to stderr ("COMMAND: [FILE ]line N: ..."),
+/// the first 20 and then how many more, so a badly broken file stays readable.
+void printReadIssues(const char* command, const std::vector<ks::RunFileIssue>& issues, const QString& file = {});

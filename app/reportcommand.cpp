@@ -29,9 +29,7 @@ int reportCommand(const QStringList& arguments)
         std::fprintf(stderr, "knobscope report: %s\n", qPrintable(error));
         return 2;
     }
-    for (const ks::RunFileIssue& issue : file.issues)
-        std::fprintf(stderr, "knobscope report: line %lld: %s (skipped)\n", static_cast<long long>(issue.line),
-            qPrintable(issue.message));
+    printReadIssues("knobscope report", file.issues);
 
     ks::Slo slo;
     if (const QString sloError = readSloFlags(parser, ks::experimentSlo(file.experiment), &slo); !sloError.isEmpty()) {

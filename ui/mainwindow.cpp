@@ -391,8 +391,12 @@ void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
         }
     }
     QStringList notes;
-    for (const RunFileIssue& issue : result->file->issues)
-        notes << tr("line %1: %2 (skipped)").arg(issue.line).arg(issue.message);
+    constexpr std::size_t kShownIssues = 20; // a badly broken file stays readable
+    const auto& issues = result->file->issues;
+    for (std::size_t i = 0; i < issues.size() && i < kShownIssues; ++i)
+        notes << tr("line %1: %2").arg(issues[i].line).arg(issues[i].message);
+    if (issues.size() > kShownIssues)
+        notes << tr("%1 more issues, the last on line %2").arg(issues.size() - kShownIssues).arg(issues.back().line);
     if (result->file->truncated)
         notes << tr("the file ends in the middle of line %1: the run was killed or is still being written; everything "
                     "before it is shown")

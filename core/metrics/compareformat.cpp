@@ -37,7 +37,9 @@ QString compareCell(const nlohmann::json& config, const CompareColumn& c, bool i
     if (c.stat && config["ratio_ci95"].contains(c.key)) {
         const auto& ci = config["ratio_ci95"][c.key][c.stat];
         text += QStringLiteral(" [%1-%2]").arg(ci[0].get<double>(), 0, 'f', 2).arg(ci[1].get<double>(), 0, 'f', 2);
-        if (config["significant"][c.key].value(c.stat, false))
+        if (config.value("significant", nlohmann::json::object())
+                .value(c.key, nlohmann::json::object())
+                .value(c.stat, false))
             text += QLatin1Char('*');
     }
     return text + QLatin1Char(')');
@@ -104,10 +106,14 @@ QString compareCsv(const nlohmann::json& arms)
                     const auto& ci = config["ratio_ci95"].value(key, nlohmann::json::object());
                     out += QString::asprintf(
                         "%s%s,%s,%.4f,", prefix.c_str(), key, stat, config[key][stat].get<double>());
-                    if (ratio.contains(stat))
+                    const bool significant = config.value("significant", nlohmann::json::object())
+                                                 .value(key, nlohmann::json::object())
+                                                 .value(stat, false);
+                    if (ratio.contains(stat) && ci.contains(stat))
                         out += QString::asprintf("%.4f,%.4f,%.4f,%s\n", ratio[stat].get<double>(),
-                            ci[stat][0].get<double>(), ci[stat][1].get<double>(),
-                            config["significant"][key].value(stat, false) ? "true" : "false");
+                            ci[stat][0].get<double>(), ci[stat][1].get<double>(), significant ? "true" : "false");
+                    else if (ratio.contains(stat)) // ratios without intervals (resamples 0)
+                        out += QString::asprintf("%.4f,,,\n", ratio[stat].get<double>());
                     else
                         out += QString::asprintf(",,,\n");
                 }

@@ -26,6 +26,8 @@
 #include <QTest>
 #include <QXmlStreamReader>
 
+#include <set>
+
 using namespace ks;
 using nlohmann::json;
 
@@ -174,6 +176,70 @@ private slots:
         window.openRunFile(corrupt);
         QVERIFY(ended.wait(60000));
         QVERIFY2(ended.first().first().toString().contains(QStringLiteral("line 13")),
+            qPrintable(ended.first().first().toString()));
+    }
+
+    // Every field of the first line of each record type set to the wrong type
+    // (an object, or a 1 MB string): the dashboard and every command read the
+    // rest, name the line and field, and never crash.
+    void wrongTypesEverywhereOpenWithNotes_data()
+    {
+        QTest::addColumn<QByteArray>("wrong");
+        QTest::newRow("objects") << QByteArray("{\"k\":1}");
+        QTest::newRow("1 MB strings") << QByteArray("\"" + QByteArray(1 << 20, 'x') + "\"");
+    }
+    void wrongTypesEverywhereOpenWithNotes()
+    {
+        QFETCH(QByteArray, wrong);
+        const json value = json::parse(wrong.toStdString());
+        QList<QByteArray> lines = readAll(kFixture).split('\n');
+        std::set<std::string> done;
+        qint64 runLine = 0;
+        for (qsizetype i = 0; i < lines.size(); ++i) {
+            json j = json::parse(lines[i].toStdString(), nullptr, false);
+            if (!j.is_object() || !done.insert(j.value("type", std::string())).second)
+                continue;
+            for (auto& [key, field] : j.items()) {
+                if (key != "type")
+                    field = value;
+            }
+            if (j["type"] == "run")
+                runLine = i + 1;
+            lines[i] = QByteArray::fromStdString(j.dump());
+        }
+        const QString path = m_dir.filePath(QStringLiteral("wrong.jsonl"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(lines.join('\n'));
+        f.close();
+
+        for (const char* command : { "report", "compare", "drift", "export" }) {
+            QProcess p;
+            QStringList args { QString::fromLatin1(command), path };
+            if (qstrcmp(command, "export") == 0)
+                args << QStringLiteral("--chart") << QStringLiteral("ttft") << QStringLiteral("--out")
+                     << m_dir.filePath(QStringLiteral("wrong.png"));
+            p.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
+            p.start(QStringLiteral(KNOBSCOPE_BIN), args);
+            QVERIFY(p.waitForFinished(120000));
+            QCOMPARE(p.exitStatus(), QProcess::NormalExit); // no crash
+            QVERIFY2(p.exitCode() == 0 || p.exitCode() == 2, command);
+            const QString err = QString::fromUtf8(p.readAllStandardError());
+            // An object breaks even the run label (the line is skipped); a long string is a
+            // valid label, so the run line's object field (knobs) is the one named.
+            const QString field = value.is_object() ? QStringLiteral("run.run:") : QStringLiteral("run.knobs:");
+            QVERIFY2(err.contains(QStringLiteral("line %1: %2").arg(runLine).arg(field)), qPrintable(err.left(2000)));
+        }
+
+        RunFileLoader loader;
+        const auto loaded = loadAndWait(loader, path);
+        QVERIFY(loaded);
+        QVERIFY(!loaded->file->issues.empty());
+        MainWindow window;
+        QSignalSpy ended(&window, &MainWindow::replayEnded);
+        window.openRunFile(path);
+        QVERIFY(ended.wait(60000));
+        QVERIFY2(ended.first().first().toString().contains(QStringLiteral("line")),
             qPrintable(ended.first().first().toString()));
     }
 
