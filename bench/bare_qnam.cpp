@@ -51,6 +51,7 @@ struct Load {
     int requests = 1024;
     int maxTokens = 128;
     int inputWords = 32;
+    bool warmPost = false;
 };
 
 // A distinct prompt per request, so the simulator's prefix cache never hits.
@@ -114,9 +115,20 @@ public:
             auto* nam = new QNetworkAccessManager(this);
             m_managers.push_back({ nam, std::min(kStreamsPerManager, m_streams - i) });
             for (int k = 0; k < m_managers.back().second; ++k) {
-                QNetworkRequest request(m_shared->load.models);
-                request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
-                QNetworkReply* reply = nam->get(request);
+                QNetworkReply* reply = nullptr;
+                if (m_shared->load.warmPost) {
+                    // Diagnostic: open with a one-token POST, so each connection has carried an upload.
+                    QNetworkRequest request(m_shared->load.completions);
+                    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+                    request.setRawHeader("X-Request-Id", "warm/" + QByteArray::number(i + k));
+                    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+                    reply = nam->post(
+                        request, "{\"model\":\"" + m_shared->load.model + "\",\"prompt\":\"warm\",\"max_tokens\":1}");
+                } else {
+                    QNetworkRequest request(m_shared->load.models);
+                    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+                    reply = nam->get(request);
+                }
                 connect(reply, &QNetworkReply::finished, this, [reply, remaining, prepared] {
                     reply->deleteLater();
                     if (--*remaining == 0)
@@ -248,6 +260,8 @@ int main(int argc, char** argv)
         QStringLiteral("n"), QStringLiteral("0") });
     parser.addOption({ QStringLiteral("label"), QStringLiteral("X-Request-Id prefix."), QStringLiteral("L"),
         QStringLiteral("bare") });
+    parser.addOption({ QStringLiteral("warm-post"),
+        QStringLiteral("Open connections with a one-token POST instead of GET /v1/models (diagnostic).") });
     parser.addOption({ QStringLiteral("out"), QStringLiteral("Output JSONL."), QStringLiteral("file") });
     parser.process(app);
     if (!parser.isSet(QStringLiteral("out"))) {
@@ -266,6 +280,7 @@ int main(int argc, char** argv)
     load.requests = std::max(1, parser.value(QStringLiteral("requests")).toInt());
     load.maxTokens = std::max(1, parser.value(QStringLiteral("max-tokens")).toInt());
     load.inputWords = std::max(1, parser.value(QStringLiteral("input-tokens")).toInt());
+    load.warmPost = parser.isSet(QStringLiteral("warm-post"));
     int threads = parser.value(QStringLiteral("threads")).toInt();
     if (threads <= 0)
         threads = std::clamp(int(std::ceil(load.concurrency / 64.0)), 1, std::max(1, QThread::idealThreadCount()));

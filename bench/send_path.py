@@ -27,6 +27,7 @@ import datetime
 import json
 import os
 import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -131,10 +132,10 @@ def client_command(name, args, url, out):
                 "--label", "raw", "--out", out] + load
     if name == "bare":
         return [os.path.join(args.build_dir, "bin", "bare_qnam"), "--base-url", url, "--model", args.profile,
-                "--label", "bare", "--out", out] + load + threads
+                "--label", "bare", "--out", out] + load + threads + shlex.split(args.bare_flags)
     if name == "knobscope":
         return [args.knobscope, "run", "--base-url", url, "--model", args.profile, "--label", "ks",
-                "--progress", "none", "--out", out] + load + threads
+                "--progress", "none", "--out", out] + load + threads + shlex.split(args.knobscope_flags)
     return [args.python_aiohttp, os.path.join(HERE, "peer_aiohttp.py"), "--base-url", url, "--model", args.profile,
             "--label", "aiohttp", "--out", out] + load
 
@@ -203,8 +204,9 @@ def read_truth(path):
     return truth
 
 
-def analyse(records, summary, truth, process_cpu_s):
+def analyse(records, summary, truth, process_cpu_s, concurrency):
     c_ttft, s_ttft, c_itl, s_itl, transit = [], [], [], [], []
+    transit_first, transit_rest = [], []
     ok = matched = 0
     for r in records:
         if not r.get("ok"):
@@ -221,6 +223,9 @@ def analyse(records, summary, truth, process_cpu_s):
         s_itl.extend((b - a) / 1000.0 for a, b in zip(tok, tok[1:]))
         if r.get("t_post_mono_us") is not None:
             transit.append((t["arrival_us"] - r["t_post_mono_us"]) / 1000.0)
+            # The first C requests are all posted at t0: a burst the later, staggered ones are not.
+            first_wave = int(r["rid"].rsplit("/", 1)[1]) < concurrency
+            (transit_first if first_wave else transit_rest).append(transit[-1])
     events = summary.get("events", 0)
     return {
         "requests": len(records), "ok": ok, "matched": matched,
@@ -230,6 +235,8 @@ def analyse(records, summary, truth, process_cpu_s):
         "ttft_err_p99": percentile(c_ttft, 99) - percentile(s_ttft, 99),
         "itl_err_p99": percentile(c_itl, 99) - percentile(s_itl, 99),
         "transit_p50": percentile(transit, 50), "transit_p99": percentile(transit, 99),
+        "transit_first_p50": percentile(transit_first, 50), "transit_first_p99": percentile(transit_first, 99),
+        "transit_rest_p50": percentile(transit_rest, 50), "transit_rest_p99": percentile(transit_rest, 99),
         "cpu_us_per_event": summary.get("cpu_us_per_event", 0),
         "process_cpu_us_per_event": process_cpu_s * 1e6 / events if events else float("nan"),
         "wall_s": summary.get("wall_s", float("nan")),
@@ -256,7 +263,7 @@ def run_one(name, args, work, round_index):
         records, summary = read_knobscope_output(out_path, realtime_minus_monotonic_us())
     else:
         records, summary = read_bench_output(out_path)
-    result = analyse(records, summary, read_truth(truth_path), process_cpu_s)
+    result = analyse(records, summary, read_truth(truth_path), process_cpu_s, args.concurrency)
     result["peak_connections"] = peak
     return result
 
@@ -289,7 +296,7 @@ def table(rounds, clients):
     def ratio(base, key):
         return lambda r, x: x[key] / r[base][key] if r.get(base) and r[base][key] > 0 else None
 
-    head = ["client", "ok", "server TTFT p50 / p99", "TTFT error p50", "excess p50", "TTFT error p99",
+    head = ["client", "ok", "TTFT error p50", "excess p50", "TTFT error p99",
             "excess p99", "ITL p99 error", "post → arrival p50 / p99", "CPU per event", "CPU × bare",
             "TTFT err p50 × floor", "peak conn"]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
@@ -298,8 +305,6 @@ def table(rounds, clients):
         row = [names[name],
                cell(per_round(name, lambda r, x: x["ok"]), "%d") + "/" + cell(
                    per_round(name, lambda r, x: x["requests"]), "%d"),
-               cell(per_round(name, lambda r, x: x["server_ttft_p50"]), "%.0f") + " / " + cell(
-                   per_round(name, lambda r, x: x["server_ttft_p99"]), "%.0f", " ms"),
                cell(per_round(name, lambda r, x: x["ttft_err_p50"]), "%.1f", " ms"),
                cell(per_round(name, rel("raw", "ttft_err_p50")), "%+.1f", " ms"),
                cell(per_round(name, lambda r, x: x["ttft_err_p99"]), "%.1f", " ms"),
@@ -312,6 +317,22 @@ def table(rounds, clients):
                cell(per_round(name, ratio("raw", "ttft_err_p50")), "%.1f", "×"),
                cell(per_round(name, lambda r, x: x["peak_connections"]), "%d")]
         lines.append("| " + " | ".join(row) + " |")
+
+    def pair(a, b, fmt, unit):
+        return cell(per_round(name, lambda r, x: x[a]), fmt) + " / " + cell(per_round(name, lambda r, x: x[b]), fmt,
+                                                                             unit)
+
+    head = ["client", "server TTFT p50 / p99", "server ITL p50 / p99", "post → arrival p50 / p99: first wave",
+            "the rest", "process CPU per event (whole run)", "wall"]
+    lines += ["", "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for name in clients:
+        row = [names[name], pair("server_ttft_p50", "server_ttft_p99", "%.0f", " ms"),
+               pair("server_itl_p50", "server_itl_p99", "%.1f", " ms"),
+               pair("transit_first_p50", "transit_first_p99", "%.1f", " ms"),
+               pair("transit_rest_p50", "transit_rest_p99", "%.1f", " ms"),
+               cell(per_round(name, lambda r, x: x["process_cpu_us_per_event"]), "%.1f", " µs"),
+               cell(per_round(name, lambda r, x: x["wall_s"]), "%.1f", " s")]
+        lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
@@ -321,18 +342,22 @@ def main():
     p.add_argument("--knobscope", help="knobscope executable (default: BUILD_DIR/bin/knobscope)")
     p.add_argument("--sim", help="knobscope-sim executable (default: BUILD_DIR/bin/knobscope-sim)")
     p.add_argument("--profile", default="sim-1.8b")
-    p.add_argument("--max-num-seqs", type=int, default=1024, help="large, so nothing queues")
+    p.add_argument("--max-num-seqs", type=int, default=0,
+                   help="default: the concurrency, so nothing queues (as knobscope calibrate)")
     p.add_argument("--max-num-batched-tokens", type=int, default=0, help="default: the simulator's")
     p.add_argument("--concurrency", type=int, default=256)
     p.add_argument("--requests", type=int, default=1024)
     p.add_argument("--max-tokens", type=int, default=128)
     p.add_argument("--input-tokens", type=int, default=32)
     p.add_argument("--threads", type=int, default=0, help="worker threads for bare QNAM and knobscope (default: theirs)")
+    p.add_argument("--bare-flags", default="", help="extra flags for bare_qnam, e.g. '--warm-post'")
+    p.add_argument("--knobscope-flags", default="", help="extra flags for knobscope run, e.g. '--no-preconnect'")
     p.add_argument("--clients", default=",".join(CLIENTS), help="comma-separated subset of " + ",".join(CLIENTS))
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--timeout", type=float, default=300, help="seconds per client run before it is killed")
     p.add_argument("--keep", help="keep run files, truth logs and results.json in this folder")
     args = p.parse_args()
+    args.max_num_seqs = args.max_num_seqs or args.concurrency
     args.knobscope = args.knobscope or os.path.join(args.build_dir, "bin", "knobscope")
     args.sim = args.sim or os.path.join(args.build_dir, "bin", "knobscope-sim")
     clients = [c.strip() for c in args.clients.split(",") if c.strip()]
