@@ -247,13 +247,24 @@ def run_one(name, args, work, round_index):
     tag = "%s-r%d" % (name, round_index)
     truth_path = os.path.join(work, tag + ".truth.jsonl")
     out_path = os.path.join(work, tag + ".jsonl")
-    sim = Simulator(args, truth_path)
-    try:
-        rc, process_cpu_s = run_client(client_command(name, args, sim.url, out_path), args.timeout,
-                                       os.path.join(work, tag + ".log"))
-        peak = sim.peak_connections()
-    finally:
-        sim.stop()
+    for attempt in range(2):
+        sim = Simulator(args, truth_path)
+        try:
+            rc, process_cpu_s = run_client(client_command(name, args, sim.url, out_path), args.timeout,
+                                           os.path.join(work, tag + ".log"))
+            peak = sim.peak_connections()
+            sim_died = sim.proc.poll() is not None
+        finally:
+            sim.stop()
+        # Streams cut by a shutdown mean the simulator was stopped while the client still ran.
+        sim_died = sim_died or any(t.get("fault") == "server_shutdown" for t in read_truth(truth_path).values())
+        if not sim_died:
+            break
+        # Not the client's doing: on a shared machine something else stopped the simulator.
+        print("  %s: knobscope-sim was stopped during the run; %s" % (
+            tag, "running it again" if attempt == 0 else "giving up"), file=sys.stderr)
+    if sim_died:
+        return None
     if rc != 0 or not os.path.exists(out_path):
         with open(os.path.join(work, tag + ".log")) as log:
             tail = log.read()[-600:]
