@@ -13,6 +13,7 @@ Needs python3-aiohttp (Debian 12: apt-get install python3-aiohttp).
 """
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 import time
@@ -38,7 +39,7 @@ def prompt(index, words):
     return " ".join(out)
 
 
-async def request_func(args, index, timeout):
+async def request_func(args, index, timeout, shared_session=None):
     payload = {"model": args.model, "prompt": prompt(index, args.input_tokens), "max_tokens": args.max_tokens,
                "temperature": 0, "stream": True, "ignore_eos": True, "stream_options": {"include_usage": True}}
     headers = {"X-Request-Id": "%s/%d" % (args.label, index)}
@@ -48,7 +49,9 @@ async def request_func(args, index, timeout):
     ttft = 0.0
     itl = []
     done = False
-    async with aiohttp.ClientSession(trust_env=True, timeout=timeout) as session:
+    async with contextlib.AsyncExitStack() as stack:
+        session = shared_session or await stack.enter_async_context(
+            aiohttp.ClientSession(trust_env=True, timeout=timeout))
         rec["t_post_mono_us"] = time.monotonic_ns() // 1000
         st = time.perf_counter()
         most_recent_timestamp = st
@@ -94,12 +97,17 @@ async def main_async(args):
     events = 0
     next_index = 0
 
+    shared = None
+    if args.shared_session:
+        # Newer vLLM clients share one session (keep-alive connections) across requests.
+        shared = aiohttp.ClientSession(timeout=timeout, connector=aiohttp.TCPConnector(limit=0))
+
     async def stream_slot():
         nonlocal next_index, events
         while next_index < args.requests:
             index = next_index
             next_index += 1
-            rec, tokens = await request_func(args, index, timeout)
+            rec, tokens = await request_func(args, index, timeout, shared)
             records.append(rec)
             events += tokens
 
@@ -107,6 +115,8 @@ async def main_async(args):
     cpu0 = time.process_time()
     await asyncio.gather(*(stream_slot() for _ in range(min(args.concurrency, args.requests))))
     cpu = time.process_time() - cpu0
+    if shared:
+        await shared.close()
     wall = (time.monotonic_ns() // 1000 - t0) / 1e6
     return records, {"type": "summary", "client": "peer_aiohttp", "t0_mono_us": t0, "wall_s": wall, "cpu_s": cpu,
                      "events": events, "cpu_us_per_event": cpu * 1e6 / events if events else 0, "threads": 1}
@@ -122,6 +132,8 @@ def main():
     p.add_argument("--input-tokens", type=int, default=32)
     p.add_argument("--label", default="aiohttp")
     p.add_argument("--out", required=True)
+    p.add_argument("--shared-session", action="store_true",
+                   help="one ClientSession for all requests (keep-alive) instead of one per request")
     args = p.parse_args()
     args.url = args.base_url.rstrip("/") + "/v1/completions"
     records, summary = asyncio.run(main_async(args))

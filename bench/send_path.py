@@ -137,7 +137,7 @@ def client_command(name, args, url, out):
         return [args.knobscope, "run", "--base-url", url, "--model", args.profile, "--label", "ks",
                 "--progress", "none", "--out", out] + load + threads + shlex.split(args.knobscope_flags)
     return [args.python_aiohttp, os.path.join(HERE, "peer_aiohttp.py"), "--base-url", url, "--model", args.profile,
-            "--label", "aiohttp", "--out", out] + load
+            "--label", "aiohttp", "--out", out] + load + shlex.split(args.aiohttp_flags)
 
 
 def read_bench_output(path):
@@ -363,6 +363,7 @@ def main():
     p.add_argument("--threads", type=int, default=0, help="worker threads for bare QNAM and knobscope (default: theirs)")
     p.add_argument("--bare-flags", default="", help="extra flags for bare_qnam, e.g. '--warm-post'")
     p.add_argument("--knobscope-flags", default="", help="extra flags for knobscope run, e.g. '--no-preconnect'")
+    p.add_argument("--aiohttp-flags", default="", help="extra flags for peer_aiohttp.py, e.g. '--shared-session'")
     p.add_argument("--clients", default=",".join(CLIENTS), help="comma-separated subset of " + ",".join(CLIENTS))
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--timeout", type=float, default=300, help="seconds per client run before it is killed")
