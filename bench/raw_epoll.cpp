@@ -83,7 +83,7 @@ std::string httpRequest(const Load& load, int index)
         + std::to_string(index) + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
-enum class State { Headers, ChunkSize, ChunkData, Done };
+enum class State { Headers, ChunkSize, ChunkData, Body, Done };
 
 struct Conn {
     int fd = -1;
@@ -272,8 +272,23 @@ private:
                 if (end == std::string::npos)
                     break;
                 c.status = std::atoi(c.in.c_str() + pos + 9); // "HTTP/1.1 200"
+                const std::string headers = c.in.substr(pos, end - pos);
                 pos = end + 4;
                 c.state = State::ChunkSize;
+                if (lowerFind(headers, "transfer-encoding: chunked") == std::string::npos) {
+                    // An error answer with Content-Length: read it whole, it carries no tokens.
+                    const std::size_t cl = lowerFind(headers, "content-length:");
+                    c.chunkLeft = cl == std::string::npos ? 0 : std::strtoul(headers.c_str() + cl + 15, nullptr, 10);
+                    c.state = State::Body;
+                }
+            } else if (c.state == State::Body) {
+                const std::size_t take = std::min(c.chunkLeft, c.in.size() - pos);
+                pos += take;
+                c.chunkLeft -= take;
+                if (c.chunkLeft > 0)
+                    break;
+                c.state = State::Done;
+                break;
             } else if (c.state == State::ChunkSize) {
                 const std::size_t end = c.in.find("\r\n", pos);
                 if (end == std::string::npos)
