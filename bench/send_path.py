@@ -1,0 +1,417 @@
+#!/usr/bin/env python3
+"""The send path side by side (issue 11): four clients, the same knobscope-sim load,
+each matched request by request to the simulator's truth log, reported as ratios.
+
+  raw      bench/raw_epoll.cpp   one thread, epoll, its own HTTP/1.1 and chunked decoding: the floor
+  bare     bench/bare_qnam.cpp   QNetworkAccessManager and nothing else: the floor Qt sets
+  knobscope  knobscope run       the product
+  aiohttp  bench/peer_aiohttp.py written the way vLLM's benchmark client is: the peer
+
+For every client in turn the simulator is started afresh with a new truth log, the
+client runs a closed loop (C streams, N requests of T tokens, I-word prompts, each
+request tagged X-Request-Id LABEL/INDEX), and the simulator is stopped. Per client:
+
+  TTFT error p50/p99   client TTFT p50/p99 minus the server's own (first_token_us - arrival_us)
+                       over the same requests; "excess" is minus the raw client's in the same round
+  ITL p99 error        client ITL p99 minus the server's (gaps of token_us)
+  transit p50/p99      post() -> the server read the first byte (arrival_us), both CLOCK_MONOTONIC;
+                       knobscope's run file has t0 only as t0_wall (milliseconds), so its transit
+                       is good to about +-0.5 ms
+  CPU per event        the client's process CPU from its t0 to its end / token events
+
+--rounds K runs the clients interleaved K times; each cell then shows the range.
+Everything runs on 127.0.0.1 and every step has a timeout, so it stops by itself.
+"""
+import argparse
+import datetime
+import json
+import os
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+CLIENTS = ["raw", "bare", "knobscope", "aiohttp"]
+
+
+def percentile(values, q):
+    """numpy's default: linear interpolation between closest ranks."""
+    if not values:
+        return float("nan")
+    v = sorted(values)
+    pos = (len(v) - 1) * q / 100.0
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def python_with_aiohttp():
+    for exe in (sys.executable, "/usr/bin/python3"):
+        if exe and os.path.exists(exe) and subprocess.run(
+                [exe, "-c", "import aiohttp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+            return exe
+    return None
+
+
+def realtime_minus_monotonic_us():
+    """CLOCK_REALTIME - CLOCK_MONOTONIC, from the tightest of a few bracketed reads."""
+    best = None
+    for _ in range(50):
+        a = time.monotonic_ns()
+        w = time.time_ns()
+        b = time.monotonic_ns()
+        if best is None or b - a < best[0]:
+            best = (b - a, w - (a + b) // 2)
+    return best[1] / 1000.0
+
+
+class Simulator:
+    def __init__(self, args, truth_path):
+        cmd = [args.sim, "--port", "0", "--profile", args.profile, "--max-num-seqs", str(args.max_num_seqs),
+               "--truth-log", truth_path]
+        if args.max_num_batched_tokens:
+            cmd += ["--max-num-batched-tokens", str(args.max_num_batched_tokens)]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        ready, _, _ = select.select([self.proc.stdout], [], [], 30)
+        line = self.proc.stdout.readline() if ready else ""
+        if "listening on" not in line:
+            self.stop()
+            raise RuntimeError("knobscope-sim did not start: %r" % line)
+        self.url = line.split()[-1]
+
+    def peak_connections(self):
+        try:
+            with urllib.request.urlopen(self.url + "/metrics", timeout=5) as r:
+                for line in r.read().decode().splitlines():
+                    if line.startswith("knobscope_sim_open_connections_peak"):
+                        return int(float(line.split()[-1]))
+        except OSError:
+            pass
+        return None
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def run_client(cmd, timeout_s, log_path):
+    """Runs one client to completion (killed at the timeout); returns its exit code and rusage CPU seconds."""
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid == proc.pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return proc.returncode, usage.ru_utime + usage.ru_stime
+        if time.monotonic() > deadline:
+            proc.kill()
+            _, status, usage = os.wait4(proc.pid, 0)
+            return -9, usage.ru_utime + usage.ru_stime
+        time.sleep(0.05)
+
+
+def client_command(name, args, url, out):
+    load = ["--concurrency", str(args.concurrency), "--requests", str(args.requests),
+            "--max-tokens", str(args.max_tokens), "--input-tokens", str(args.input_tokens)]
+    threads = ["--threads", str(args.threads)] if args.threads else []
+    if name == "raw":
+        return [os.path.join(args.build_dir, "bin", "raw_epoll"), "--base-url", url, "--model", args.profile,
+                "--label", "raw", "--out", out] + load
+    if name == "bare":
+        return [os.path.join(args.build_dir, "bin", "bare_qnam"), "--base-url", url, "--model", args.profile,
+                "--label", "bare", "--out", out] + load + threads + shlex.split(args.bare_flags)
+    if name == "knobscope":
+        return [args.knobscope, "run", "--base-url", url, "--model", args.profile, "--label", "ks",
+                "--progress", "none", "--out", out] + load + threads + shlex.split(args.knobscope_flags)
+    return [args.python_aiohttp, os.path.join(HERE, "peer_aiohttp.py"), "--base-url", url, "--model", args.profile,
+            "--label", "aiohttp", "--out", out] + load + shlex.split(args.aiohttp_flags)
+
+
+def read_bench_output(path):
+    """raw/bare/aiohttp lines: request lines plus one summary line."""
+    records, summary = [], {}
+    with open(path) as f:
+        for line in f:
+            j = json.loads(line)
+            if j.get("type") == "request":
+                records.append(j)
+            elif j.get("type") == "summary":
+                summary = j
+    return records, summary
+
+
+def read_knobscope_output(path, clock_offset_us):
+    """A knobscope run file, in the bench clients' shape. t_send_us counts from the run's t0;
+    t0 is on the file only as t0_wall (ms resolution), mapped to CLOCK_MONOTONIC by the
+    realtime-monotonic offset read when the run ended."""
+    records, summary, t0_mono = [], {}, None
+    with open(path) as f:
+        for line in f:
+            j = json.loads(line)
+            kind = j.get("type")
+            if kind == "run":
+                wall = datetime.datetime.fromisoformat(j["t0_wall"].replace("Z", "+00:00"))
+                wall_us = int(wall.timestamp()) * 1_000_000 + wall.microsecond
+                t0_mono = wall_us + 500 - clock_offset_us  # the middle of the truncated millisecond
+            elif kind == "request":
+                records.append(j)
+            elif kind == "summary":
+                summary = j
+    out = []
+    events = 0
+    last_us = 0
+    for r in records:
+        ttft = r.get("ttft_us")
+        itl = r.get("itl_us") or []
+        tokens = len(itl) + 1 if ttft is not None and ttft >= 0 else 0
+        events += tokens
+        if r.get("e2e_us") is not None:
+            last_us = max(last_us, r["t_send_us"] + r["e2e_us"])
+        out.append({"rid": "%s/%d" % (r["run"], r["id"]), "ok": bool(r.get("ok")) and tokens > 0,
+                    "ttft_us": ttft if ttft is not None else -1, "itl_us": itl, "tokens": tokens,
+                    "t_post_mono_us": t0_mono + r["t_send_us"] if t0_mono is not None else None})
+    client = summary.get("client", {})
+    # The run's CPU (from its t0 to its end) is cpu_utilisation x cores x wall; the wall is
+    # taken as t0 -> the last completion, a few ms short of the runner's own.
+    cpu_s = client.get("cpu_utilisation", 0) * client.get("cores", 0) * last_us / 1e6
+    return out, {"cpu_s": cpu_s, "events": events, "cpu_us_per_event": cpu_s * 1e6 / events if events else 0,
+                 "wall_s": last_us / 1e6}
+
+
+def read_truth(path):
+    truth = {}
+    with open(path) as f:
+        for line in f:
+            try:
+                j = json.loads(line)
+            except ValueError:
+                continue
+            if j.get("client_request_id"):
+                truth[j["client_request_id"]] = j
+    return truth
+
+
+def analyse(records, summary, truth, process_cpu_s, concurrency):
+    c_ttft, s_ttft, c_itl, s_itl, transit = [], [], [], [], []
+    transit_first, transit_rest = [], []
+    ok = matched = 0
+    for r in records:
+        if not r.get("ok"):
+            continue
+        ok += 1
+        t = truth.get(r["rid"])
+        if t is None or t.get("first_token_us", -1) < 0:
+            continue
+        matched += 1
+        c_ttft.append(r["ttft_us"] / 1000.0)
+        s_ttft.append((t["first_token_us"] - t["arrival_us"]) / 1000.0)
+        c_itl.extend(x / 1000.0 for x in r["itl_us"])
+        tok = t["token_us"]
+        s_itl.extend((b - a) / 1000.0 for a, b in zip(tok, tok[1:]))
+        if r.get("t_post_mono_us") is not None:
+            transit.append((t["arrival_us"] - r["t_post_mono_us"]) / 1000.0)
+            # The first C requests are all posted at t0: a burst the later, staggered ones are not.
+            first_wave = int(r["rid"].rsplit("/", 1)[1]) < concurrency
+            (transit_first if first_wave else transit_rest).append(transit[-1])
+    events = summary.get("events", 0)
+    return {
+        "requests": len(records), "ok": ok, "matched": matched,
+        "server_ttft_p50": percentile(s_ttft, 50), "server_ttft_p99": percentile(s_ttft, 99),
+        "server_itl_p50": percentile(s_itl, 50), "server_itl_p99": percentile(s_itl, 99),
+        "ttft_err_p50": percentile(c_ttft, 50) - percentile(s_ttft, 50),
+        "ttft_err_p99": percentile(c_ttft, 99) - percentile(s_ttft, 99),
+        "itl_err_p99": percentile(c_itl, 99) - percentile(s_itl, 99),
+        "transit_p50": percentile(transit, 50), "transit_p99": percentile(transit, 99),
+        "transit_first_p50": percentile(transit_first, 50), "transit_first_p99": percentile(transit_first, 99),
+        "transit_rest_p50": percentile(transit_rest, 50), "transit_rest_p99": percentile(transit_rest, 99),
+        "cpu_us_per_event": summary.get("cpu_us_per_event", 0),
+        "process_cpu_us_per_event": process_cpu_s * 1e6 / events if events else float("nan"),
+        "wall_s": summary.get("wall_s", float("nan")),
+    }
+
+
+def run_one(name, args, work, round_index):
+    tag = "%s-r%d" % (name, round_index)
+    truth_path = os.path.join(work, tag + ".truth.jsonl")
+    out_path = os.path.join(work, tag + ".jsonl")
+    for attempt in range(2):
+        sim = Simulator(args, truth_path)
+        try:
+            rc, process_cpu_s = run_client(client_command(name, args, sim.url, out_path), args.timeout,
+                                           os.path.join(work, tag + ".log"))
+            peak = sim.peak_connections()
+            sim_died = sim.proc.poll() is not None
+        finally:
+            sim.stop()
+        # Streams cut by a shutdown mean the simulator was stopped while the client still ran.
+        sim_died = sim_died or any(t.get("fault") == "server_shutdown" for t in read_truth(truth_path).values())
+        if not sim_died:
+            break
+        # Not the client's doing: on a shared machine something else stopped the simulator.
+        print("  %s: knobscope-sim was stopped during the run; %s" % (
+            tag, "running it again" if attempt == 0 else "giving up"), file=sys.stderr)
+    if sim_died:
+        return None
+    if rc != 0 or not os.path.exists(out_path):
+        with open(os.path.join(work, tag + ".log")) as log:
+            tail = log.read()[-600:]
+        print("  %s: exit %s\n%s" % (tag, rc, tail), file=sys.stderr)
+        return None
+    if name == "knobscope":
+        records, summary = read_knobscope_output(out_path, realtime_minus_monotonic_us())
+    else:
+        records, summary = read_bench_output(out_path)
+    result = analyse(records, summary, read_truth(truth_path), process_cpu_s, args.concurrency)
+    result["peak_connections"] = peak
+    return result
+
+
+def cell(values, fmt, unit=""):
+    """One value, or the range over rounds as lo–hi, with the unit once."""
+    values = [v for v in values if v is not None and v == v]
+    if not values:
+        return "n/a"
+    lo, hi = fmt % min(values), fmt % max(values)
+    return (lo if lo == hi else lo + "–" + hi) + unit
+
+
+def table(rounds, clients):
+    """One Markdown row per client; with several rounds each cell is the range over rounds."""
+    def per_round(name, fn):
+        out = []
+        for r in rounds:
+            if r.get(name) is None:
+                continue
+            try:
+                out.append(fn(r, r[name]))
+            except (KeyError, TypeError, ZeroDivisionError):
+                pass
+        return out
+
+    def rel(base, key):
+        return lambda r, x: x[key] - r[base][key] if r.get(base) else None
+
+    def ratio(base, key):
+        return lambda r, x: x[key] / r[base][key] if r.get(base) and r[base][key] > 0 else None
+
+    head = ["client", "ok", "TTFT error p50", "excess p50", "TTFT error p99",
+            "excess p99", "ITL p99 error", "post → arrival p50 / p99", "CPU per event", "CPU × bare",
+            "TTFT err p50 × floor", "peak conn"]
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    names = {"raw": "raw epoll (floor)", "bare": "bare QNAM", "knobscope": "knobscope", "aiohttp": "aiohttp peer"}
+    for name in clients:
+        row = [names[name],
+               cell(per_round(name, lambda r, x: x["ok"]), "%d") + "/" + cell(
+                   per_round(name, lambda r, x: x["requests"]), "%d"),
+               cell(per_round(name, lambda r, x: x["ttft_err_p50"]), "%.1f", " ms"),
+               cell(per_round(name, rel("raw", "ttft_err_p50")), "%+.1f", " ms"),
+               cell(per_round(name, lambda r, x: x["ttft_err_p99"]), "%.1f", " ms"),
+               cell(per_round(name, rel("raw", "ttft_err_p99")), "%+.1f", " ms"),
+               cell(per_round(name, lambda r, x: x["itl_err_p99"]), "%.2f", " ms"),
+               cell(per_round(name, lambda r, x: x["transit_p50"]), "%.1f") + " / " + cell(
+                   per_round(name, lambda r, x: x["transit_p99"]), "%.1f", " ms"),
+               cell(per_round(name, lambda r, x: x["cpu_us_per_event"]), "%.1f", " µs"),
+               cell(per_round(name, ratio("bare", "cpu_us_per_event")), "%.2f", "×"),
+               cell(per_round(name, ratio("raw", "ttft_err_p50")), "%.1f", "×"),
+               cell(per_round(name, lambda r, x: x["peak_connections"]), "%d")]
+        lines.append("| " + " | ".join(row) + " |")
+
+    def pair(a, b, fmt, unit):
+        return cell(per_round(name, lambda r, x: x[a]), fmt) + " / " + cell(per_round(name, lambda r, x: x[b]), fmt,
+                                                                             unit)
+
+    head = ["client", "server TTFT p50 / p99", "server ITL p50 / p99", "post → arrival p50 / p99: first wave",
+            "the rest", "process CPU per event (whole run)", "wall"]
+    lines += ["", "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for name in clients:
+        row = [names[name], pair("server_ttft_p50", "server_ttft_p99", "%.0f", " ms"),
+               pair("server_itl_p50", "server_itl_p99", "%.1f", " ms"),
+               pair("transit_first_p50", "transit_first_p99", "%.1f", " ms"),
+               pair("transit_rest_p50", "transit_rest_p99", "%.1f", " ms"),
+               cell(per_round(name, lambda r, x: x["process_cpu_us_per_event"]), "%.1f", " µs"),
+               cell(per_round(name, lambda r, x: x["wall_s"]), "%.1f", " s")]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--build-dir", default=os.path.join(ROOT, "build", "release"))
+    p.add_argument("--knobscope", help="knobscope executable (default: BUILD_DIR/bin/knobscope)")
+    p.add_argument("--sim", help="knobscope-sim executable (default: BUILD_DIR/bin/knobscope-sim)")
+    p.add_argument("--profile", default="sim-1.8b")
+    p.add_argument("--max-num-seqs", type=int, default=0,
+                   help="default: the concurrency, so nothing queues (as knobscope calibrate)")
+    p.add_argument("--max-num-batched-tokens", type=int, default=0, help="default: the simulator's")
+    p.add_argument("--concurrency", type=int, default=256)
+    p.add_argument("--requests", type=int, default=1024)
+    p.add_argument("--max-tokens", type=int, default=128)
+    p.add_argument("--input-tokens", type=int, default=32)
+    p.add_argument("--threads", type=int, default=0, help="worker threads for bare QNAM and knobscope (default: theirs)")
+    p.add_argument("--bare-flags", default="", help="extra flags for bare_qnam, e.g. '--warm-post'")
+    p.add_argument("--knobscope-flags", default="", help="extra flags for knobscope run, e.g. '--no-preconnect'")
+    p.add_argument("--aiohttp-flags", default="", help="extra flags for peer_aiohttp.py, e.g. '--shared-session'")
+    p.add_argument("--clients", default=",".join(CLIENTS), help="comma-separated subset of " + ",".join(CLIENTS))
+    p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--timeout", type=float, default=300, help="seconds per client run before it is killed")
+    p.add_argument("--keep", help="keep run files, truth logs and results.json in this folder")
+    args = p.parse_args()
+    args.max_num_seqs = args.max_num_seqs or args.concurrency
+    args.knobscope = args.knobscope or os.path.join(args.build_dir, "bin", "knobscope")
+    args.sim = args.sim or os.path.join(args.build_dir, "bin", "knobscope-sim")
+    clients = [c.strip() for c in args.clients.split(",") if c.strip()]
+    unknown = [c for c in clients if c not in CLIENTS]
+    if unknown:
+        p.error("unknown client(s): %s" % ", ".join(unknown))
+    needed = {"raw": os.path.join(args.build_dir, "bin", "raw_epoll"),
+              "bare": os.path.join(args.build_dir, "bin", "bare_qnam"), "knobscope": args.knobscope}
+    for name, path in [("knobscope-sim", args.sim)] + [(c, needed[c]) for c in clients if c in needed]:
+        if not os.access(path, os.X_OK):
+            p.error("%s not found at %s (cmake --preset release && cmake --build --preset release)" % (name, path))
+    if "aiohttp" in clients:
+        args.python_aiohttp = python_with_aiohttp()
+        if not args.python_aiohttp:
+            print("send_path: aiohttp is missing (apt-get install python3-aiohttp); skipping the aiohttp peer",
+                  file=sys.stderr)
+            clients.remove("aiohttp")
+
+    work = args.keep or tempfile.mkdtemp(prefix="send_path-")
+    os.makedirs(work, exist_ok=True)
+    rounds = []
+    try:
+        for k in range(args.rounds):
+            results = {}
+            for name in clients:
+                print("round %d/%d: %s ..." % (k + 1, args.rounds, name), file=sys.stderr, flush=True)
+                results[name] = run_one(name, args, work, k)
+            rounds.append(results)
+    finally:
+        if args.keep:
+            with open(os.path.join(work, "results.json"), "w") as f:
+                json.dump({"args": vars(args), "rounds": rounds}, f, indent=1)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+    mbt = args.max_num_batched_tokens or "default"
+    print("Closed loop, %d streams, %d requests x %d tokens, %d-word prompts; knobscope-sim %s, max-num-seqs %d, "
+          "max-num-batched-tokens %s; %d round(s), one fresh simulator per client and round; %s\n"
+          % (args.concurrency, args.requests, args.max_tokens, args.input_tokens, args.profile, args.max_num_seqs,
+             mbt, len(rounds), datetime.datetime.now().strftime("%Y-%m-%d %H:%M")))
+    print(table(rounds, clients))
+
+
+if __name__ == "__main__":
+    main()
