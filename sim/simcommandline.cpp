@@ -61,6 +61,10 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
     add("split-writes", "Cut every event at random byte offsets, written 1 ms apart.");
     add("comments", "Send ': keep-alive' comment lines between events.");
     add("max-body-bytes", "Largest accepted request body.", "bytes", "4194304");
+    add("arrival-stamp",
+        "When a request's arrival is stamped: 'watch' when its bytes are first seen in the kernel, even mid write "
+        "pass; 'read' when the event loop reads them (late by up to a write pass; for measuring the difference).",
+        "mode", "watch");
 
     if (!parser.parse(arguments))
         return parser.errorText();
@@ -125,6 +129,10 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
     o.wire.splitWrites = isSet("split-writes");
     o.wire.comments = isSet("comments");
     o.limits.maxBodyBytes = integer("max-body-bytes", 1, 1LL << 30);
+    const QString arrivalStamp = parser.value(QStringLiteral("arrival-stamp"));
+    if (arrivalStamp != QLatin1String("watch") && arrivalStamp != QLatin1String("read"))
+        return QStringLiteral("--arrival-stamp: expected watch or read, got '%1'").arg(arrivalStamp);
+    o.watchArrivals = arrivalStamp == QLatin1String("watch");
     if (!error.isEmpty())
         return error;
     if (o.engine.maxNumBatchedTokens < o.engine.maxNumSeqs)
