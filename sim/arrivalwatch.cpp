@@ -5,11 +5,14 @@
 
 #include <QLoggingCategory>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstring>
+#include <ctime>
 
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 Q_LOGGING_CATEGORY(lcArrivalWatch, "ks.sim.arrival")
@@ -18,23 +21,41 @@ namespace kssim {
 
 namespace {
 constexpr int kEventsPerCall = 64;
+constexpr std::int64_t kNsPerS = 1000000000;
 
-bool hasUnreadBytes(qintptr fd)
+std::int64_t nanoseconds(const timespec& t)
 {
-    int unread = 0;
-    return ::ioctl(int(fd), FIONREAD, &unread) == 0 && unread > 0;
+    return std::int64_t(t.tv_sec) * kNsPerS + t.tv_nsec;
+}
+
+/// CLOCK_REALTIME minus CLOCK_MONOTONIC, read between two monotonic reads
+/// (the pair is well under a microsecond apart, so the error is too).
+std::int64_t realtimeOffsetNs()
+{
+    timespec before {}, real {}, after {};
+    ::clock_gettime(CLOCK_MONOTONIC, &before);
+    ::clock_gettime(CLOCK_REALTIME, &real);
+    ::clock_gettime(CLOCK_MONOTONIC, &after);
+    return nanoseconds(real) - (nanoseconds(before) + nanoseconds(after)) / 2;
 }
 } // namespace
 
 ArrivalWatch::ArrivalWatch()
     : m_epoll(::epoll_create1(EPOLL_CLOEXEC))
 {
-    if (m_epoll < 0)
+    if (m_epoll < 0) {
         qCWarning(lcArrivalWatch) << "epoll_create1 failed; arrivals are stamped when read";
+        return;
+    }
+    // Created before any connection's socket, so in an event-loop pass that has
+    // input this notifier runs first and peeks before Qt reads.
+    m_notifier = std::make_unique<QSocketNotifier>(m_epoll, QSocketNotifier::Read);
+    QObject::connect(m_notifier.get(), &QSocketNotifier::activated, m_notifier.get(), [this] { poll(); });
 }
 
 ArrivalWatch::~ArrivalWatch()
 {
+    m_notifier.reset();
     if (m_epoll >= 0)
         ::close(m_epoll);
 }
@@ -43,6 +64,9 @@ void ArrivalWatch::add(SimConnection* connection, qintptr fd)
 {
     if (m_epoll < 0 || fd < 0)
         return;
+    const int one = 1;
+    if (::setsockopt(int(fd), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) != 0)
+        qCWarning(lcArrivalWatch) << "no receive timestamps for socket" << fd << std::strerror(errno);
     // Edge-triggered: one event per arrival of new bytes, not one per poll for
     // as long as Qt has not read them.
     epoll_event ev {};
@@ -52,7 +76,7 @@ void ArrivalWatch::add(SimConnection* connection, qintptr fd)
     // MOD covers a number whose old registration somehow survived.
     if (::epoll_ctl(m_epoll, EPOLL_CTL_ADD, int(fd), &ev) != 0
         && (errno != EEXIST || ::epoll_ctl(m_epoll, EPOLL_CTL_MOD, int(fd), &ev) != 0)) {
-        qCWarning(lcArrivalWatch) << "epoll_ctl failed for socket" << fd;
+        qCWarning(lcArrivalWatch) << "epoll_ctl failed for socket" << fd << std::strerror(errno);
         return;
     }
     m_connections[fd] = connection;
@@ -66,6 +90,33 @@ void ArrivalWatch::remove(SimConnection* connection, qintptr fd)
     m_connections.erase(it);
     // Fails harmlessly when the socket is already closed (and so already out of the set).
     ::epoll_ctl(m_epoll, EPOLL_CTL_DEL, int(fd), nullptr);
+}
+
+std::int64_t ArrivalWatch::peekArrivalUs(int fd, std::int64_t nowUs)
+{
+    char byte = 0;
+    iovec iov { &byte, 1 };
+    alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(timespec))> control {};
+    msghdr message {};
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+    message.msg_control = control.data();
+    message.msg_controllen = control.size();
+    if (::recvmsg(fd, &message, MSG_PEEK | MSG_DONTWAIT) <= 0)
+        return -1;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&message); c; c = CMSG_NXTHDR(&message, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS)
+            continue;
+        timespec received {};
+        std::memcpy(&received, CMSG_DATA(c), sizeof received);
+        if (m_offsetAtUs != nowUs) {
+            m_realtimeOffsetNs = realtimeOffsetNs();
+            m_offsetAtUs = nowUs;
+        }
+        ++m_kernelStamps;
+        return std::min(nowUs, (nanoseconds(received) - m_realtimeOffsetNs) / 1000);
+    }
+    return nowUs;
 }
 
 void ArrivalWatch::poll()
@@ -83,10 +134,10 @@ void ArrivalWatch::poll()
             const auto it = m_connections.find(fd);
             if (it == m_connections.end() || it->second->hasUnreadStamp())
                 continue;
-            // An edge for bytes Qt has read since is stale: nothing is left unread.
-            if (!hasUnreadBytes(fd))
+            const std::int64_t arrival = peekArrivalUs(fd, now);
+            if (arrival < 0)
                 continue;
-            it->second->stampUnread(now);
+            it->second->stampUnread(arrival);
             ++m_stamps;
         }
     } while (n == kEventsPerCall);

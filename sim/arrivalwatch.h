@@ -1,27 +1,30 @@
 #pragma once
 
+#include <QSocketNotifier>
 #include <QtGlobal>
 
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 
 namespace kssim {
 
 class SimConnection;
 
-/// Notices request bytes that reach a connection's socket while the simulator's
-/// single thread is busy (an engine step's write pass takes milliseconds at a
-/// few hundred streams), so a request's arrival is stamped when its bytes were
-/// first seen unread in the kernel rather than when the event loop got round
-/// to reading them.
+/// Stamps a request's arrival with the kernel's receive time of its bytes, so
+/// the truth log is right even when the simulator's single thread was busy
+/// (an engine step's write pass takes milliseconds at a few hundred streams)
+/// or not scheduled at all when they arrived.
 ///
-/// Every connection's socket is registered, edge-triggered, in one epoll set;
-/// poll() asks it without waiting and stamps connections whose sockets hold
-/// unread bytes. Long pieces of work call pollIfDue() between their steps, so
-/// a stamp is at most one poll interval (plus one step of that work) late.
-/// The kernel's own receive timestamps (SO_TIMESTAMPNS) cannot be used instead:
-/// Qt reads the socket with read(), which discards them, and TCP coalescing
-/// gives a queue of segments the time of its latest segment, not its first.
+/// The kernel stamps every received segment (SO_TIMESTAMPNS, CLOCK_REALTIME)
+/// but hands the stamp only to a recvmsg() that asks for it, and Qt reads
+/// sockets with read(). So every connection's socket also sits, edge-triggered,
+/// in one epoll set, and whenever new bytes may be waiting the watch peeks at
+/// the first unread one (MSG_PEEK) before Qt reads it: at the start of each
+/// event-loop pass that has input (its notifier is registered before any
+/// connection's), between the writes of a write pass, and between long pieces
+/// of bookkeeping. The stamp is converted to CLOCK_MONOTONIC, the truth log's
+/// clock, and never later than the moment the watch saw the bytes.
 class ArrivalWatch {
 public:
     ArrivalWatch();
@@ -38,15 +41,25 @@ public:
     void poll();
     /// poll(), unless one ran less than the poll interval ago.
     void pollIfDue();
-    /// How many stamps poll() has given (for tests and diagnostics).
+
+    /// Stamps given, and how many of them carried the kernel's receive time (for tests and diagnostics).
     quint64 stampsGiven() const { return m_stamps; }
+    quint64 kernelStampsGiven() const { return m_kernelStamps; }
 
     static constexpr std::int64_t kPollIntervalUs = 50;
 
 private:
+    /// The receive time of `fd`'s first unread byte (capped at `nowUs`), or -1
+    /// when nothing is unread (an edge for bytes Qt has read since).
+    std::int64_t peekArrivalUs(int fd, std::int64_t nowUs);
+
     int m_epoll = -1;
+    std::unique_ptr<QSocketNotifier> m_notifier;
     std::int64_t m_lastPollUs = 0;
+    std::int64_t m_realtimeOffsetNs = 0; ///< CLOCK_REALTIME - CLOCK_MONOTONIC at m_offsetAtUs
+    std::int64_t m_offsetAtUs = -1;
     quint64 m_stamps = 0;
+    quint64 m_kernelStamps = 0;
     std::unordered_map<qintptr, SimConnection*> m_connections;
 };
 

@@ -62,9 +62,9 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
     add("comments", "Send ': keep-alive' comment lines between events.");
     add("max-body-bytes", "Largest accepted request body.", "bytes", "4194304");
     add("arrival-stamp",
-        "When a request's arrival is stamped: 'watch' when its bytes are first seen in the kernel, even mid write "
-        "pass; 'read' when the event loop reads them (late by up to a write pass; for measuring the difference).",
-        "mode", "watch");
+        "How a request's arrival_us is stamped: 'kernel', the kernel's receive time of its first bytes; 'read', "
+        "when the event loop reads them (late by up to a write pass; kept for measuring the difference).",
+        "mode", "kernel");
 
     if (!parser.parse(arguments))
         return parser.errorText();
@@ -130,9 +130,9 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
     o.wire.comments = isSet("comments");
     o.limits.maxBodyBytes = integer("max-body-bytes", 1, 1LL << 30);
     const QString arrivalStamp = parser.value(QStringLiteral("arrival-stamp"));
-    if (arrivalStamp != QLatin1String("watch") && arrivalStamp != QLatin1String("read"))
-        return QStringLiteral("--arrival-stamp: expected watch or read, got '%1'").arg(arrivalStamp);
-    o.watchArrivals = arrivalStamp == QLatin1String("watch");
+    if (arrivalStamp != QLatin1String("kernel") && arrivalStamp != QLatin1String("read"))
+        return QStringLiteral("--arrival-stamp: expected kernel or read, got '%1'").arg(arrivalStamp);
+    o.kernelArrivalStamps = arrivalStamp == QLatin1String("kernel");
     if (!error.isEmpty())
         return error;
     if (o.engine.maxNumBatchedTokens < o.engine.maxNumSeqs)

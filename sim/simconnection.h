@@ -24,8 +24,8 @@ public:
     using Header = QPair<QByteArray, QByteArray>;
     using WrittenCallback = std::function<void(std::int64_t writtenUs)>;
 
-    /// With a `watch`, request bytes are stamped when the watch first sees them
-    /// unread in the kernel; without one, when the event loop reads them.
+    /// With a `watch`, a request is stamped with the kernel's receive time of its
+    /// first bytes; without one, when the event loop reads them.
     SimConnection(
         QTcpSocket* socket, HttpRequestParser::Limits limits, ArrivalWatch* watch = nullptr, QObject* parent = nullptr);
     ~SimConnection() override;
@@ -49,9 +49,9 @@ public:
 
     bool isOpen() const;
 
-    /// ArrivalWatch's side: bytes not yet read by Qt were seen in the kernel at `nowUs`.
+    /// ArrivalWatch's side: bytes that Qt has not read yet arrived at `arrivalUs`.
     bool hasUnreadStamp() const { return m_unreadSinceUs >= 0; }
-    void stampUnread(std::int64_t nowUs) { m_unreadSinceUs = nowUs; }
+    void stampUnread(std::int64_t arrivalUs) { m_unreadSinceUs = arrivalUs; }
 
 signals:
     void requestReceived(kssim::SimConnection* connection, const kssim::HttpRequest& request, qint64 arrivalUs);
@@ -81,7 +81,7 @@ private:
     bool m_closeWhenFlushed = false;
     bool m_closedReported = false;
     std::int64_t m_firstByteUs = -1; ///< first byte of the request being parsed
-    std::int64_t m_unreadSinceUs = -1; ///< when the watch saw bytes that Qt has not read yet
+    std::int64_t m_unreadSinceUs = -1; ///< arrival of bytes that Qt has not read yet
     std::int64_t m_pausedUntilUs = 0;
     std::deque<Piece> m_queue;
     QTimer m_pumpTimer;

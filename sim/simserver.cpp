@@ -60,7 +60,7 @@ void SimServer::onNewConnection()
 {
     while (QTcpSocket* socket = m_tcp.nextPendingConnection()) {
         auto* connection
-            = new SimConnection(socket, m_options.limits, m_options.watchArrivals ? &m_arrivals : nullptr, this);
+            = new SimConnection(socket, m_options.limits, m_options.kernelArrivalStamps ? &m_arrivals : nullptr, this);
         connect(connection, &SimConnection::requestReceived, this, &SimServer::onRequest);
         connect(connection, &SimConnection::closed, this, &SimServer::onConnectionClosed);
         ++m_openConnections;

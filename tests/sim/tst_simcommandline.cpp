@@ -25,7 +25,7 @@ private slots:
         QCOMPARE(o->host.toString(), QStringLiteral("127.0.0.1"));
         QCOMPARE(o->engine.maxNumSeqs, 128);
         QVERIFY(o->engine.prefixCaching);
-        QVERIFY(o->watchArrivals);
+        QVERIFY(o->kernelArrivalStamps);
     }
 
     void readsArrivalStamp()
@@ -33,7 +33,7 @@ private slots:
         const auto parsed = parse({ QStringLiteral("--arrival-stamp"), QStringLiteral("read") });
         const auto* o = std::get_if<SimOptions>(&parsed);
         QVERIFY(o);
-        QVERIFY(!o->watchArrivals);
+        QVERIFY(!o->kernelArrivalStamps);
     }
 
     void readsEngineAndFaultFlags()
@@ -71,8 +71,8 @@ private slots:
                                                    << QStringLiteral("--max-num-batched-tokens");
         QTest::newRow("bad host") << QStringList { QStringLiteral("--host"), QStringLiteral("example") }
                                   << QStringLiteral("--host");
-        QTest::newRow("bad arrival stamp") << QStringList { QStringLiteral("--arrival-stamp"),
-            QStringLiteral("kernel") } << QStringLiteral("--arrival-stamp");
+        QTest::newRow("bad arrival stamp") << QStringList { QStringLiteral("--arrival-stamp"), QStringLiteral("peek") }
+                                           << QStringLiteral("--arrival-stamp");
         QTest::newRow("unknown flag") << QStringList { QStringLiteral("--bogus") } << QStringLiteral("bogus");
     }
     void rejectsBadFlags()
