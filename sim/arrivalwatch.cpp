@@ -60,13 +60,20 @@ ArrivalWatch::~ArrivalWatch()
         ::close(m_epoll);
 }
 
+bool ArrivalWatch::enableReceiveTimestamps(qintptr fd)
+{
+    const int one = 1;
+    if (::setsockopt(int(fd), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) == 0)
+        return true;
+    qCWarning(lcArrivalWatch) << "no receive timestamps for socket" << fd << std::strerror(errno);
+    return false;
+}
+
 void ArrivalWatch::add(SimConnection* connection, qintptr fd)
 {
     if (m_epoll < 0 || fd < 0)
         return;
-    const int one = 1;
-    if (::setsockopt(int(fd), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) != 0)
-        qCWarning(lcArrivalWatch) << "no receive timestamps for socket" << fd << std::strerror(errno);
+    enableReceiveTimestamps(fd);
     // Edge-triggered: one event per arrival of new bytes, not one per poll for
     // as long as Qt has not read them.
     epoll_event ev {};

@@ -32,6 +32,14 @@ public:
     ArrivalWatch(const ArrivalWatch&) = delete;
     ArrivalWatch& operator=(const ArrivalWatch&) = delete;
 
+    /// Asks the kernel to timestamp what `fd` receives. On a listening socket
+    /// this also keeps timestamping on for as long as it listens: the kernel
+    /// switches it on for the whole host from a work queue, some time after the
+    /// first socket asks, and off again when the last one closes, so a server
+    /// whose connections each asked for themselves would lose the first
+    /// segments after every quiet spell. Accepted sockets inherit the option.
+    static bool enableReceiveTimestamps(qintptr fd);
+
     void add(SimConnection* connection, qintptr fd);
     /// Forgets `fd` if it is still registered to `connection` (the number may
     /// already belong to a newer socket when the old one was closed first).

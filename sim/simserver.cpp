@@ -52,6 +52,8 @@ bool SimServer::start(QString* error)
                      .arg(m_tcp.errorString());
         return false;
     }
+    if (m_options.kernelArrivalStamps)
+        ArrivalWatch::enableReceiveTimestamps(m_tcp.socketDescriptor());
     m_startedAt = QDateTime::currentSecsSinceEpoch();
     return true;
 }

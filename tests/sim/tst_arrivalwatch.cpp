@@ -88,8 +88,27 @@ private:
         return a;
     }
 
+    bool kernelStampsFlow()
+    {
+        ArrivalWatch watch;
+        Accepted a = accept(&watch);
+        if (!a.connection || !a.client->send(kRequest)
+            || !waitUnread(a.connection->findChild<QTcpSocket*>()->socketDescriptor()))
+            return false;
+        watch.poll();
+        return watch.kernelStampsGiven() == 1;
+    }
+
 private slots:
-    void initTestCase() { QVERIFY(m_server.listen(QHostAddress::LocalHost, 0)); }
+    void initTestCase()
+    {
+        QVERIFY(m_server.listen(QHostAddress::LocalHost, 0));
+        // As the simulator does: timestamping stays on while the listener lives.
+        // The kernel turns it on from a work queue, so wait until a segment
+        // actually carries a stamp before the tests rely on one.
+        QVERIFY(ArrivalWatch::enableReceiveTimestamps(m_server.socketDescriptor()));
+        QTRY_VERIFY_WITH_TIMEOUT(kernelStampsFlow(), 10000);
+    }
 
     // A write pass peeks between its writes, so a request that lands mid-pass
     // is stamped within the pass (its first segment's time even if more of it
