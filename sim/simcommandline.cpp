@@ -61,6 +61,10 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
     add("split-writes", "Cut every event at random byte offsets, written 1 ms apart.");
     add("comments", "Send ': keep-alive' comment lines between events.");
     add("max-body-bytes", "Largest accepted request body.", "bytes", "4194304");
+    add("arrival-stamp",
+        "How a request's arrival_us is stamped: 'kernel', the kernel's receive time of its first bytes; 'read', "
+        "when the event loop reads them (late by up to a write pass; kept for measuring the difference).",
+        "mode", "kernel");
 
     if (!parser.parse(arguments))
         return parser.errorText();
@@ -125,6 +129,10 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
     o.wire.splitWrites = isSet("split-writes");
     o.wire.comments = isSet("comments");
     o.limits.maxBodyBytes = integer("max-body-bytes", 1, 1LL << 30);
+    const QString arrivalStamp = parser.value(QStringLiteral("arrival-stamp"));
+    if (arrivalStamp != QLatin1String("kernel") && arrivalStamp != QLatin1String("read"))
+        return QStringLiteral("--arrival-stamp: expected kernel or read, got '%1'").arg(arrivalStamp);
+    o.kernelArrivalStamps = arrivalStamp == QLatin1String("kernel");
     if (!error.isEmpty())
         return error;
     if (o.engine.maxNumBatchedTokens < o.engine.maxNumSeqs)

@@ -1,5 +1,6 @@
 #include "simconnection.h"
 
+#include "arrivalwatch.h"
 #include "monotonicclock.h"
 #include "openairequest.h"
 
@@ -13,9 +14,11 @@ namespace {
 constexpr std::int64_t kSplitGapUs = 1000;
 }
 
-SimConnection::SimConnection(QTcpSocket* socket, HttpRequestParser::Limits limits, QObject* parent)
+SimConnection::SimConnection(QTcpSocket* socket, HttpRequestParser::Limits limits, ArrivalWatch* watch, QObject* parent)
     : QObject(parent)
     , m_socket(socket)
+    , m_watch(watch)
+    , m_fd(socket->socketDescriptor())
     , m_parser(limits)
 {
     m_socket->setParent(this);
@@ -27,9 +30,15 @@ SimConnection::SimConnection(QTcpSocket* socket, HttpRequestParser::Limits limit
     // Queued: a close can happen inside a write made on behalf of a session, and
     // listeners must not tear that session down underneath its own call.
     connect(m_socket, &QTcpSocket::disconnected, this, &SimConnection::reportClosed, Qt::QueuedConnection);
+    if (m_watch)
+        m_watch->add(this, m_fd);
 }
 
-SimConnection::~SimConnection() = default;
+SimConnection::~SimConnection()
+{
+    if (m_watch)
+        m_watch->remove(this, m_fd);
+}
 
 bool SimConnection::isOpen() const
 {
@@ -38,8 +47,13 @@ bool SimConnection::isOpen() const
 
 void SimConnection::onReadyRead()
 {
+    // Others' bytes may have arrived while this loop pass was busy; stamp them
+    // before handling this request delays them further.
+    if (m_watch)
+        m_watch->poll();
     if (m_firstByteUs < 0)
-        m_firstByteUs = monotonicNowUs();
+        m_firstByteUs = m_unreadSinceUs >= 0 ? m_unreadSinceUs : monotonicNowUs();
+    m_unreadSinceUs = -1;
     m_parser.feed(m_socket->readAll());
     processBuffered();
 }
@@ -219,6 +233,9 @@ void SimConnection::pump()
         m_socket->write(piece.bytes);
         if (piece.onWritten)
             piece.onWritten(now);
+        // A batch's write pass is thousands of these in a row.
+        if (m_watch)
+            m_watch->pollIfDue();
     }
     m_socket->flush();
     if (m_closeWhenFlushed)

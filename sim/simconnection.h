@@ -13,6 +13,8 @@ class QTcpSocket;
 
 namespace kssim {
 
+class ArrivalWatch;
+
 /// One client connection: parses requests (one at a time, keep-alive), and
 /// writes responses through a small queue that can delay pieces, so faults such
 /// as stalls and split writes happen on the wire rather than in the engine.
@@ -22,7 +24,10 @@ public:
     using Header = QPair<QByteArray, QByteArray>;
     using WrittenCallback = std::function<void(std::int64_t writtenUs)>;
 
-    SimConnection(QTcpSocket* socket, HttpRequestParser::Limits limits, QObject* parent = nullptr);
+    /// With a `watch`, a request is stamped with the kernel's receive time of its
+    /// first bytes; without one, when the event loop reads them.
+    SimConnection(
+        QTcpSocket* socket, HttpRequestParser::Limits limits, ArrivalWatch* watch = nullptr, QObject* parent = nullptr);
     ~SimConnection() override;
 
     /// A complete response with Content-Length; ends the current request.
@@ -44,6 +49,10 @@ public:
 
     bool isOpen() const;
 
+    /// ArrivalWatch's side: bytes that Qt has not read yet arrived at `arrivalUs`.
+    bool hasUnreadStamp() const { return m_unreadSinceUs >= 0; }
+    void stampUnread(std::int64_t arrivalUs) { m_unreadSinceUs = arrivalUs; }
+
 signals:
     void requestReceived(kssim::SimConnection* connection, const kssim::HttpRequest& request, qint64 arrivalUs);
     void closed(kssim::SimConnection* connection);
@@ -64,12 +73,15 @@ private:
     static QByteArray statusLine(int status);
 
     QTcpSocket* m_socket;
+    ArrivalWatch* m_watch;
+    qintptr m_fd;
     HttpRequestParser m_parser;
     bool m_busy = false;
     bool m_keepAlive = true;
     bool m_closeWhenFlushed = false;
     bool m_closedReported = false;
-    std::int64_t m_firstByteUs = -1;
+    std::int64_t m_firstByteUs = -1; ///< first byte of the request being parsed
+    std::int64_t m_unreadSinceUs = -1; ///< arrival of bytes that Qt has not read yet
     std::int64_t m_pausedUntilUs = 0;
     std::deque<Piece> m_queue;
     QTimer m_pumpTimer;

@@ -20,6 +20,8 @@ struct SimOptions {
     std::uint64_t engineSeed = 0; ///< per-process numerics seed (sim-reasoning drift)
     WireOptions wire;
     QString truthLogPath;
+    /// Stamp arrivals with the kernel's receive time (ArrivalWatch), not when the bytes are read.
+    bool kernelArrivalStamps = true;
     HttpRequestParser::Limits limits;
 };
 

@@ -29,7 +29,13 @@ SimServer::SimServer(SimOptions options, QObject* parent)
     connect(&m_loop, &EngineLoop::stepFinished, this, &SimServer::onStepFinished);
 }
 
-SimServer::~SimServer() = default;
+SimServer::~SimServer()
+{
+    // Connections are children, which QObject deletes only after the members,
+    // and each one unregisters from m_arrivals as it goes.
+    m_sessions.clear();
+    qDeleteAll(findChildren<SimConnection*>(Qt::FindDirectChildrenOnly));
+}
 
 bool SimServer::start(QString* error)
 {
@@ -46,6 +52,8 @@ bool SimServer::start(QString* error)
                      .arg(m_tcp.errorString());
         return false;
     }
+    if (m_options.kernelArrivalStamps)
+        ArrivalWatch::enableReceiveTimestamps(m_tcp.socketDescriptor());
     m_startedAt = QDateTime::currentSecsSinceEpoch();
     return true;
 }
@@ -53,7 +61,8 @@ bool SimServer::start(QString* error)
 void SimServer::onNewConnection()
 {
     while (QTcpSocket* socket = m_tcp.nextPendingConnection()) {
-        auto* connection = new SimConnection(socket, m_options.limits, this);
+        auto* connection
+            = new SimConnection(socket, m_options.limits, m_options.kernelArrivalStamps ? &m_arrivals : nullptr, this);
         connect(connection, &SimConnection::requestReceived, this, &SimServer::onRequest);
         connect(connection, &SimConnection::closed, this, &SimServer::onConnectionClosed);
         ++m_openConnections;
@@ -218,6 +227,8 @@ void SimServer::onStepFinished(const StepOutcome& outcome, qint64 startUs, qint6
 
 void SimServer::completeTruth(std::uint64_t engineId)
 {
+    // Hundreds of these can run back to back when a wave of streams ends.
+    m_arrivals.pollIfDue();
     auto it = m_sessions.find(engineId);
     if (it == m_sessions.end())
         return;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "arrivalwatch.h"
 #include "completionsession.h"
 #include "engineloop.h"
 #include "simoptions.h"
@@ -44,6 +45,7 @@ private:
     QByteArray metricsBody() const;
 
     SimOptions m_options;
+    ArrivalWatch m_arrivals;
     QTcpServer m_tcp;
     EngineLoop m_loop;
     FaultPlan m_faults;

@@ -25,6 +25,15 @@ private slots:
         QCOMPARE(o->host.toString(), QStringLiteral("127.0.0.1"));
         QCOMPARE(o->engine.maxNumSeqs, 128);
         QVERIFY(o->engine.prefixCaching);
+        QVERIFY(o->kernelArrivalStamps);
+    }
+
+    void readsArrivalStamp()
+    {
+        const auto parsed = parse({ QStringLiteral("--arrival-stamp"), QStringLiteral("read") });
+        const auto* o = std::get_if<SimOptions>(&parsed);
+        QVERIFY(o);
+        QVERIFY(!o->kernelArrivalStamps);
     }
 
     void readsEngineAndFaultFlags()
@@ -62,6 +71,8 @@ private slots:
                                                    << QStringLiteral("--max-num-batched-tokens");
         QTest::newRow("bad host") << QStringList { QStringLiteral("--host"), QStringLiteral("example") }
                                   << QStringLiteral("--host");
+        QTest::newRow("bad arrival stamp") << QStringList { QStringLiteral("--arrival-stamp"), QStringLiteral("peek") }
+                                           << QStringLiteral("--arrival-stamp");
         QTest::newRow("unknown flag") << QStringList { QStringLiteral("--bogus") } << QStringLiteral("bogus");
     }
     void rejectsBadFlags()
