@@ -123,9 +123,10 @@ int runCommand(const QStringList& arguments)
 
     ProgressReporter progress(progressMode);
     const std::string label = spec.runLabel.toStdString();
-    const ArmOutcome outcome = executeArm(spec, &writer, progress, [&](qint64) {
+    const ArmOutcome outcome = executeArm(spec, &writer, progress, [&](qint64 t0) {
         writer.write({ { "type", "run" }, { "run", label }, { "config", label }, { "arm", "adhoc" },
-            { "t0_wall", isoNow() }, { "knobs", nlohmann::json::object() }, { "model", spec.model.toStdString() } });
+            { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "knobs", nlohmann::json::object() },
+            { "model", spec.model.toStdString() } });
         writer.flush();
     });
     if (!outcome.error.isEmpty()) {

@@ -15,8 +15,8 @@ request tagged X-Request-Id LABEL/INDEX), and the simulator is stopped. Per clie
                        over the same requests; "excess" is minus the raw client's in the same round
   ITL p99 error        client ITL p99 minus the server's (gaps of token_us)
   transit p50/p99      post() -> the server read the first byte (arrival_us), both CLOCK_MONOTONIC;
-                       knobscope's run file has t0 only as t0_wall (milliseconds), so its transit
-                       is good to about +-0.5 ms
+                       knobscope's run line carries t0_monotonic_us (older files only t0_wall,
+                       good to about +-0.5 ms)
   CPU per event        the client's process CPU from its t0 to its end / token events
 
 --rounds K runs the clients interleaved K times; each cell then shows the range.
@@ -162,7 +162,9 @@ def read_knobscope_output(path, clock_offset_us):
         for line in f:
             j = json.loads(line)
             kind = j.get("type")
-            if kind == "run":
+            if kind == "run" and isinstance(j.get("t0_monotonic_us"), int):
+                t0_mono = j["t0_monotonic_us"]  # exact: the run's t0 on CLOCK_MONOTONIC
+            elif kind == "run":
                 wall = datetime.datetime.fromisoformat(j["t0_wall"].replace("Z", "+00:00"))
                 wall_us = int(wall.timestamp()) * 1_000_000 + wall.microsecond
                 t0_mono = wall_us + 500 - clock_offset_us  # the middle of the truncated millisecond

@@ -239,9 +239,9 @@ void ExperimentRunner::startArm()
     connect(m_load.get(), &LoadRunner::started, this, [this, &config](qint64 t0) {
         m_t0Us = t0;
         m_armRunning = true;
-        nlohmann::json line
-            = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) }, { "arm", text(m_armName) },
-                  { "t0_wall", isoNow() }, { "knobs", config.knobs }, { "model", text(config.model) } };
+        nlohmann::json line = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) },
+            { "arm", text(m_armName) }, { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "knobs", config.knobs },
+            { "model", text(config.model) } };
         if (m_probeRestart >= 0) {
             line["probes"] = m_probeSet->identity();
             line["probes"]["restart"] = m_probeRestart;
