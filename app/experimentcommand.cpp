@@ -1,4 +1,5 @@
 // knobscope run SPEC.json: a whole experiment (configurations x arms).
+#include "armexecution.h"
 #include "commands.h"
 #include "progressreporter.h"
 #include "run/experimentrunner.h"
@@ -8,6 +9,7 @@
 #include <QFile>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 int runExperiment(
@@ -35,10 +37,19 @@ int runExperiment(
     bool errorsAboveThreshold = false;
 
     QObject::connect(&unixSignals, &ks::UnixSignals::terminationRequested, &loop, [&](int) {
-        if (interrupted)
-            return;
+        if (interrupted) {
+            // The second one: no waiting for the arm or the server. The file
+            // keeps every line so far; the server and its process group are
+            // killed (one that ignores SIGTERM must not stay behind).
+            runner.abandon();
+            std::fprintf(stderr, "knobscope: interrupted again: left at once; %s keeps the records so far\n",
+                qPrintable(outPath));
+            std::_Exit(kExitInterrupted);
+        }
         interrupted = true;
-        std::fputs("\nknobscope: stopping: ending this arm and closing the file\n", stderr);
+        std::fputs("\nknobscope: stopping: ending this arm, stopping the server and closing the file "
+                   "(Ctrl-C again to leave at once)\n",
+            stderr);
         runner.stop();
     });
     QObject::connect(&runner, &ks::ExperimentRunner::armStarted, &loop, [&](const QString& run, int index, int total) {
@@ -70,6 +81,10 @@ int runExperiment(
     loop.exec();
     if (!problems.isEmpty())
         std::fprintf(stderr, "knobscope run: problems during the experiment:\n%s\n", qPrintable(problems));
+    if (!runner.fileError().isEmpty()) {
+        std::fprintf(stderr, "knobscope run: the run file is incomplete: %s\n", qPrintable(runner.fileError()));
+        return 1;
+    }
     std::fprintf(stderr, "knobscope run: wrote %s\n", qPrintable(outPath));
     return problems.isEmpty() && !errorsAboveThreshold ? 0 : 1;
 }

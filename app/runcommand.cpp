@@ -119,7 +119,10 @@ int runCommand(const QStringList& arguments)
     }
     writer.write({ { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
         { "started_at", isoNow() }, { "spec", adHocSpec(spec, slo) } });
-    writer.flush();
+    if (!writer.flush()) {
+        std::fprintf(stderr, "knobscope run: %s\n", qPrintable(writer.error()));
+        return 2;
+    }
 
     ProgressReporter progress(progressMode);
     const std::string label = spec.runLabel.toStdString();
@@ -146,6 +149,15 @@ int runCommand(const QStringList& arguments)
     std::printf("%s\n", qPrintable(ks::formatSummaryTable(summary)));
     if (outcome.interrupted)
         std::printf("  stopped early: %zu requests recorded\n", outcome.records.size());
+    std::fflush(stdout);
+    if (writer.failed()) {
+        // The summary above is all there is of this run's end: say so, and fail.
+        std::fprintf(stderr,
+            "knobscope run: %s\nknobscope run: the run stopped there; the file keeps every line written before "
+            "the failure, but not this summary\n",
+            qPrintable(writer.error()));
+        return 1;
+    }
     const int requests = summary["requests"].get<int>();
     const double errorRate = requests > 0 ? summary["errors"].get<double>() / requests : 0;
     return errorRate > parser.value(QStringLiteral("max-error-rate")).toDouble() ? 1 : 0;

@@ -107,7 +107,11 @@ QString ExperimentRunner::start()
         return error;
     m_writer.write({ { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
         { "started_at", isoNow() }, { "spec", redactSpec(m_spec.raw) } });
-    m_writer.flush();
+    if (!m_writer.flush()) {
+        const QString problem = m_writer.error();
+        m_writer.close();
+        return problem;
+    }
     QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
     return {};
 }
@@ -115,10 +119,41 @@ QString ExperimentRunner::start()
 void ExperimentRunner::stop()
 {
     m_stopRequested = true;
-    if (m_load)
-        m_load->stop();
-    else if (!m_load && !m_launcher)
-        finishExperiment();
+    if (m_load) {
+        m_load->stop(); // the arm ends; startArm() then sees the request and stops the server
+        return;
+    }
+    // No arm running: a server still starting (or stopping) is stopped before
+    // the file closes; with none, the file closes now. A queued step that runs
+    // later sees m_stopRequested and finds the file closed.
+    finishExperiment();
+}
+
+void ExperimentRunner::abandon()
+{
+    m_stopRequested = true;
+    if (m_launcher)
+        m_launcher->abandon();
+    m_writer.close();
+}
+
+void ExperimentRunner::flushFile()
+{
+    if (!m_writer.flush() && m_writer.failed())
+        onWriteFailed();
+}
+
+void ExperimentRunner::onWriteFailed()
+{
+    if (m_writeFailed)
+        return;
+    m_writeFailed = true;
+    m_problems.prepend(m_writer.error());
+    // The run cannot be recorded any more: end it the way Stop does, once the
+    // current step returns. The arm's summary still reaches armFinished(), so
+    // a dashboard or terminal shows what the file could not keep.
+    m_stopRequested = true;
+    QMetaObject::invokeMethod(this, &ExperimentRunner::stop, Qt::QueuedConnection);
 }
 
 void ExperimentRunner::serverEvent(const QString& event, const QString& detail)
@@ -127,7 +162,7 @@ void ExperimentRunner::serverEvent(const QString& event, const QString& detail)
     m_writer.write({ { "type", "server_event" }, { "run", text(m_run) },
         { "t_us", m_armRunning ? nlohmann::json(monotonicUs() - m_t0Us) : nlohmann::json(nullptr) },
         { "wall", isoNow() }, { "event", text(event) }, { "detail", text(detail) } });
-    m_writer.flush();
+    flushFile();
 }
 
 void ExperimentRunner::startConfig()
@@ -148,27 +183,50 @@ void ExperimentRunner::startConfig()
 
 void ExperimentRunner::restartServer()
 {
-    if (m_launcher && m_launcher->isRunning()) {
-        connect(
-            m_launcher.get(), &ServerLauncher::stopped, this,
-            [this] {
-                m_serverUp = false;
-                serverEvent(QStringLiteral("stopped"), {});
-                launchServer();
-            },
-            static_cast<Qt::ConnectionType>(Qt::QueuedConnection | Qt::SingleShotConnection));
-        m_launcher->stop();
-    } else {
+    if (m_launcher && m_launcher->isRunning())
+        stopServerThen(AfterServerStop::LaunchServer);
+    else
         launchServer();
+}
+
+void ExperimentRunner::stopServerThen(AfterServerStop next)
+{
+    // One stop at a time; Finish outranks the others (Stop while a restart waits).
+    const bool stopping = m_afterServerStop.has_value();
+    if (!stopping || next > *m_afterServerStop)
+        m_afterServerStop = next;
+    if (!stopping)
+        m_launcher->stop();
+}
+
+void ExperimentRunner::onServerStopped()
+{
+    m_serverUp = false;
+    serverEvent(QStringLiteral("stopped"), {});
+    const std::optional<AfterServerStop> next = std::exchange(m_afterServerStop, std::nullopt);
+    if (!next)
+        return; // it stopped itself after never becoming ready: failed() moves on
+    if (m_stopRequested || *next == AfterServerStop::Finish) {
+        finishExperiment();
+        return;
     }
+    if (*next == AfterServerStop::LaunchServer)
+        QMetaObject::invokeMethod(this, &ExperimentRunner::launchServer, Qt::QueuedConnection);
+    else
+        QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
 }
 
 void ExperimentRunner::launchServer()
 {
+    if (m_stopRequested) {
+        finishExperiment();
+        return;
+    }
     const ConfigSpec& config = m_spec.configs[m_config];
     if (m_launcher)
         m_launcher.release()->deleteLater(); // may be inside one of its own signals
     m_launcher = std::make_unique<ServerLauncher>();
+    connect(m_launcher.get(), &ServerLauncher::stopped, this, &ExperimentRunner::onServerStopped);
     connect(m_launcher.get(), &ServerLauncher::outputLine, this, [this](const QString& line) {
         emit serverLine(line);
         serverEvent(QStringLiteral("output"), line);
@@ -250,7 +308,7 @@ void ExperimentRunner::startArm()
             line["probes"]["concurrency"] = m_spec.probes->concurrency;
         }
         m_writer.write(line);
-        m_writer.flush();
+        flushFile();
         m_scraper = std::make_unique<MetricsScraper>(m_spec.baseUrl, t0);
         connect(m_scraper.get(), &MetricsScraper::sampled, this, &ExperimentRunner::writeServerSample);
         connect(m_scraper.get(), &MetricsScraper::unavailable, this, [this](const QString& reason) {
@@ -275,7 +333,7 @@ void ExperimentRunner::startArm()
             m_records.push_back(r);
             m_aggregator->add(r);
         }
-        m_writer.flush();
+        flushFile();
         if (m_probeRestart >= 0)
             m_drift.add(m_spec.configs[m_config].label, m_spec.configs[m_config].model, m_probeRestart, batch);
         m_snapshotDirty = true;
@@ -374,7 +432,9 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     nlohmann::json line = summary;
     line["type"] = "summary";
     m_writer.write(line);
-    m_writer.flush();
+    flushFile();
+    if (m_writer.failed())
+        m_unsavedSummaries << m_run;
     emit armFinished(m_run, QByteArray::fromStdString(summary.dump()));
     m_load.release()->deleteLater();
     ++m_arm;
@@ -387,15 +447,7 @@ void ExperimentRunner::endConfig()
     ++m_config;
     const bool last = m_config >= m_spec.configs.size() || m_stopRequested;
     if (m_launcher && m_launcher->isRunning() && (last || m_spec.server->restartBetweenConfigs)) {
-        connect(
-            m_launcher.get(), &ServerLauncher::stopped, this,
-            [this] {
-                m_serverUp = false;
-                serverEvent(QStringLiteral("stopped"), {});
-                QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
-            },
-            Qt::SingleShotConnection);
-        m_launcher->stop();
+        stopServerThen(AfterServerStop::StartConfig);
         return;
     }
     QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
@@ -405,7 +457,21 @@ void ExperimentRunner::finishExperiment()
 {
     if (!m_writer.isOpen())
         return;
-    m_writer.close();
+    if (m_launcher && m_launcher->isRunning()) {
+        stopServerThen(AfterServerStop::Finish); // the file closes once the server is gone
+        return;
+    }
+    if (!m_writer.close() && m_writer.failed() && !m_writeFailed) {
+        m_writeFailed = true; // the last lines did not get out
+        m_problems.prepend(m_writer.error());
+    }
+    if (m_writeFailed) {
+        QString lost = QStringLiteral("the run stopped there; the file keeps every line written before the failure");
+        if (!m_unsavedSummaries.isEmpty())
+            lost += QStringLiteral(", but not the summary of %1 (shown when the arm ended)")
+                        .arg(m_unsavedSummaries.join(QStringLiteral(", ")));
+        m_problems.insert(1, lost);
+    }
     emit finished(m_problems.join(QLatin1Char('\n')));
 }
 

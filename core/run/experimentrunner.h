@@ -13,6 +13,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 
 namespace ks {
 
@@ -28,8 +29,15 @@ public:
 
     /// Opens the run file and starts; returns an error instead when it cannot.
     QString start();
-    /// Ends the current arm cleanly (in-flight requests cancelled) and stops.
+    /// Ends the current arm cleanly (in-flight requests cancelled), stops the
+    /// server (also one still starting: its readiness wait ends at once) and
+    /// closes the file; finished() follows.
     void stop();
+    /// For a second Ctrl-C: writes out what is queued for the file, closes it
+    /// and kills the server without waiting, so the caller can exit now.
+    void abandon();
+    /// Empty unless a write or flush of the run file failed (names the file).
+    QString fileError() const { return m_writer.error(); }
 
 signals:
     void armStarted(const QString& run, int index, int total);
@@ -39,10 +47,14 @@ signals:
     void snapshotReady(const QString& run, const ks::RunSnapshot& snapshot);
     void armFinished(const QString& run, const QByteArray& summaryJson);
     void serverLine(const QString& line);
-    /// `message` is empty on success; otherwise what went wrong (the run file stays valid).
+    /// `message` is empty on success; otherwise what went wrong (the run file
+    /// stays valid). A failed write of the run file stops the run and comes first.
     void finished(const QString& message);
 
 private:
+    /// What follows once the server has stopped; a later, stronger request wins.
+    enum class AfterServerStop { StartConfig, LaunchServer, Finish };
+
     void startConfig();
     /// Stops the server if it runs, starts it again, then continues with startArm().
     void restartServer();
@@ -56,6 +68,11 @@ private:
     void finishExperiment();
     void serverEvent(const QString& event, const QString& detail);
     void writeServerSample(const ServerSample& sample);
+    void stopServerThen(AfterServerStop next);
+    void onServerStopped();
+    /// Writes out the queued lines; a failure stops the run.
+    void flushFile();
+    void onWriteFailed();
 
     ExperimentSpec m_spec;
     QString m_outPath;
@@ -87,6 +104,9 @@ private:
     QString m_armProblem; ///< the server died during this arm
     QStringList m_problems; ///< per experiment, for the final message
     bool m_stopRequested = false;
+    std::optional<AfterServerStop> m_afterServerStop;
+    bool m_writeFailed = false;
+    QStringList m_unsavedSummaries; ///< runs whose summary line could not be written
     bool m_serverUp = false;
     bool m_armRunning = false; ///< between the load's start and its end: server events get a run time
     bool m_inMetricsGap = false;

@@ -49,7 +49,7 @@ ServerLauncher::ServerLauncher(QObject* parent)
     m_pollTimer.setInterval(kPollMs);
     connect(&m_pollTimer, &QTimer::timeout, this, &ServerLauncher::pollReady);
     m_killTimer.setSingleShot(true);
-    connect(&m_killTimer, &QTimer::timeout, this, [this] { m_process.kill(); });
+    connect(&m_killTimer, &QTimer::timeout, this, [this] { signalServer(SIGKILL); });
     m_lineBudgetTimer.setInterval(1000);
     connect(&m_lineBudgetTimer, &QTimer::timeout, this, [this] {
         if (m_suppressed > 0)
@@ -70,7 +70,7 @@ ServerLauncher::ServerLauncher(QObject* parent)
 ServerLauncher::~ServerLauncher()
 {
     if (m_process.state() != QProcess::NotRunning) {
-        m_process.kill();
+        signalServer(SIGKILL);
         m_process.waitForFinished(3000);
     }
 }
@@ -125,6 +125,7 @@ void ServerLauncher::start(const Options& options)
     // The launcher stops it itself before then; this covers a killed knobscope.
     const pid_t parent = getpid();
     m_process.setChildProcessModifier([parent] {
+        ::setpgid(0, 0); // its own group: see the class comment
         ::prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (::getppid() != parent) // knobscope died between fork and prctl
             ::_exit(1);
@@ -140,14 +141,32 @@ void ServerLauncher::stop()
         emit stopped();
         return;
     }
-    m_stopping = true;
-    m_process.terminate();
-    m_killTimer.start(int(m_options.stopGraceS * 1000));
+    m_stopping = true; // from here a readiness answer in flight is ignored
+    signalServer(SIGTERM);
+    if (!m_killTimer.isActive())
+        m_killTimer.start(int(m_options.stopGraceS * 1000));
+}
+
+void ServerLauncher::abandon()
+{
+    m_pollTimer.stop();
+    if (m_process.state() != QProcess::NotRunning)
+        signalServer(SIGKILL);
+}
+
+void ServerLauncher::signalServer(int signalNumber)
+{
+    const qint64 pid = m_process.processId();
+    if (pid <= 0)
+        return;
+    // The group first; the process alone if it has none of its own (a failed setpgid).
+    if (::kill(-pid_t(pid), signalNumber) != 0)
+        ::kill(pid_t(pid), signalNumber);
 }
 
 void ServerLauncher::pollReady()
 {
-    if (m_ready || m_failed || m_polling)
+    if (m_ready || m_failed || m_polling || m_stopping)
         return;
     if (m_sinceStart.elapsed() > qint64(m_options.readyTimeoutS * 1000)) {
         fail(LaunchError::NeverReady,
@@ -166,7 +185,7 @@ void ServerLauncher::pollReady()
     connect(reply, &QNetworkReply::finished, this, [this, reply] {
         m_polling = false;
         reply->deleteLater();
-        if (m_failed || m_ready || m_process.state() != QProcess::Running)
+        if (m_failed || m_ready || m_stopping || m_process.state() != QProcess::Running)
             return;
         if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200) {
             m_ready = true;

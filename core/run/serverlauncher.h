@@ -18,6 +18,10 @@ QString launchErrorName(LaunchError error);
 /// Starts an inference server from an argv list (never through a shell), waits
 /// until its ready path answers 200, streams its output to a log file and to
 /// rate-limited lines, and stops it with SIGTERM, then SIGKILL after a grace period.
+///
+/// The server runs in a process group of its own: a Ctrl-C in the terminal
+/// reaches knobscope only (which then stops the server in order), and stopping
+/// signals the whole group, so helper processes a server forks go with it.
 class ServerLauncher : public QObject {
     Q_OBJECT
 public:
@@ -33,7 +37,13 @@ public:
     ~ServerLauncher() override;
 
     void start(const Options& options);
+    /// Stops the server, also one still starting (the readiness wait ends at
+    /// once and ready() no longer comes); stopped() follows when it has exited.
     void stop();
+    /// Kills the server's group (SIGKILL: a server that ignores SIGTERM must not
+    /// stay behind) and returns without waiting: for a knobscope that exits
+    /// right after (a second Ctrl-C).
+    void abandon();
     bool isRunning() const { return m_process.state() != QProcess::NotRunning; }
     qint64 pid() const { return m_process.processId(); }
 
@@ -53,6 +63,8 @@ private:
     void onOutput(QProcess::ProcessChannel channel);
     void onFinished(int exitCode, QProcess::ExitStatus status);
     void fail(LaunchError error, const QString& message);
+    /// Sends `signalNumber` to the server's process group.
+    void signalServer(int signalNumber);
     QString recentOutput() const;
 
     Options m_options;

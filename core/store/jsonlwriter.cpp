@@ -1,35 +1,95 @@
 #include "store/jsonlwriter.h"
 
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace ks {
+
+namespace {
+// A batch this large goes out before flush() is called: a run that writes much
+// between flushes still learns of a full disk early, and memory stays bounded.
+constexpr std::size_t kEarlyFlushBytes = std::size_t(1) << 20;
+} // namespace
+
+JsonlWriter::~JsonlWriter()
+{
+    close();
+}
 
 bool JsonlWriter::open(const QString& path, QString* error)
 {
+    m_path = path;
+    m_error.clear();
+    m_pending.clear();
+    m_written = 0;
     m_file.setFileName(path);
-    if (!m_file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+    // Unbuffered: flush() hands whole lines to the kernel in one write of its own.
+    if (!m_file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Unbuffered)) {
         *error = QStringLiteral("cannot write %1: %2").arg(path, m_file.errorString());
         return false;
     }
     return true;
 }
 
-void JsonlWriter::write(const nlohmann::json& object)
+bool JsonlWriter::write(const nlohmann::json& object)
 {
-    std::string line = object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    line += '\n';
-    m_file.write(line.data(), qint64(line.size()));
+    if (failed() || !m_file.isOpen())
+        return false;
+    m_pending += object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    m_pending += '\n';
+    if (m_pending.size() >= kEarlyFlushBytes)
+        return flush();
+    return true;
 }
 
-void JsonlWriter::flush()
+bool JsonlWriter::flush()
 {
-    m_file.flush();
-}
-
-void JsonlWriter::close()
-{
-    if (m_file.isOpen()) {
-        m_file.flush();
-        m_file.close();
+    if (failed() || !m_file.isOpen())
+        return false;
+    const int fd = m_file.handle();
+    std::size_t done = 0;
+    while (done < m_pending.size()) {
+        const ssize_t n = ::write(fd, m_pending.data() + done, m_pending.size() - done);
+        if (n > 0) {
+            done += std::size_t(n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        const QString why = QString::fromLocal8Bit(std::strerror(n < 0 ? errno : ENOSPC));
+        // Part of a batch got out: cut it back so the file ends on a whole line.
+        if (done > 0 && ::ftruncate(fd, m_written) == 0)
+            ::lseek(fd, m_written, SEEK_SET);
+        return fail(QStringLiteral("cannot write the run file %1: %2").arg(m_path, why));
     }
+    m_written += qint64(done);
+    m_pending.clear();
+    // Writes to a deleted file succeed and go nowhere: ask the kernel whether
+    // the file still has a name (a removed folder takes the name with it).
+    struct stat st = {};
+    if (::fstat(fd, &st) == 0 && st.st_nlink == 0)
+        return fail(QStringLiteral("the run file %1 was deleted while the run was writing it (was its folder "
+                                   "removed?)")
+                        .arg(m_path));
+    return true;
+}
+
+bool JsonlWriter::close()
+{
+    if (!m_file.isOpen())
+        return !failed();
+    const bool ok = flush();
+    m_file.close();
+    return ok;
+}
+
+bool JsonlWriter::fail(const QString& why)
+{
+    m_error = why;
+    m_pending.clear();
+    return false;
 }
 
 } // namespace ks

@@ -35,6 +35,12 @@ UnixSignals::~UnixSignals()
 {
     std::signal(SIGTERM, SIG_DFL);
     std::signal(SIGINT, SIG_DFL);
+    delete m_notifier;
+    for (int& fd : s_fds) {
+        if (fd >= 0)
+            ::close(fd);
+        fd = -1; // a signal still on its way writes nowhere
+    }
 }
 
 void UnixSignals::handler(int signalNumber)

@@ -4,9 +4,11 @@
 
 #include "common/freeport.h"
 
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -61,6 +63,36 @@ QString runExperiment(const json& doc, const QString& out)
     if (!finished.wait(120000))
         return QStringLiteral("did not finish");
     return finished.first().first().toString();
+}
+
+bool portAnswers(quint16 port)
+{
+    QTcpSocket probe;
+    probe.connectToHost(QHostAddress::LocalHost, port);
+    return probe.waitForConnected(500);
+}
+
+std::vector<json> fileLines(const QString& path)
+{
+    std::vector<json> lines;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return lines;
+    while (!f.atEnd()) {
+        const QByteArray line = f.readLine();
+        lines.push_back(json::parse(line.begin(), line.end(), nullptr, false));
+    }
+    return lines;
+}
+
+std::vector<std::string> serverEvents(const std::vector<json>& lines)
+{
+    std::vector<std::string> events;
+    for (const json& j : lines) {
+        if (j.value("type", std::string()) == "server_event")
+            events.push_back(j.value("event", std::string()));
+    }
+    return events;
 }
 
 // Linear-interpolation percentile written here, independently of the core's.
@@ -227,6 +259,81 @@ private slots:
         QVERIFY(readRunFile(out, &runs, &error));
         QCOMPARE(runs.runs.size(), std::size_t(1)); // the second configuration still ran
         QCOMPARE(runs.runs.front().run, QStringLiteral("mns16/light"));
+    }
+
+    // Stop while the launcher still waits for readiness (here: a ready path
+    // the simulator answers with 404, and a 600 s readiness timeout): the wait
+    // ends at once, the server is stopped and the file closes cleanly.
+    void stopWhileTheServerStartsStopsItAndClosesTheFile()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("starting.jsonl"));
+        const quint16 port = freePort();
+        json spec = miniSpec(port, KNOBSCOPE_SIM_BIN);
+        spec["server"]["ready_path"] = "/never-ready";
+        spec["server"]["ready_timeout_s"] = 600;
+        auto parsed = parseExperimentSpec(QByteArray::fromStdString(spec.dump()));
+        ExperimentRunner runner(std::get<ExperimentSpec>(std::move(parsed)), out);
+        QSignalSpy finished(&runner, &ExperimentRunner::finished);
+        QSignalSpy armStarted(&runner, &ExperimentRunner::armStarted);
+        QVERIFY(runner.start().isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(portAnswers(port), 30000); // the server is up, but never ready
+        runner.stop();
+        QVERIFY(finished.wait(30000)); // not the 600 s readiness wait
+        QCOMPARE(finished.first().first().toString(), QString());
+        QCOMPARE(armStarted.size(), 0);
+        QVERIFY(!portAnswers(port)); // finished() comes after the server has exited
+
+        const std::vector<json> lines = fileLines(out);
+        QVERIFY(std::none_of(lines.begin(), lines.end(), [](const json& j) { return j.is_discarded(); }));
+        const std::vector<std::string> events = serverEvents(lines);
+        QCOMPARE(std::count(events.begin(), events.end(), "starting"), 1);
+        QCOMPARE(std::count(events.begin(), events.end(), "ready"), 0);
+        QCOMPARE(events.back(), std::string("stopped"));
+        RunFile runs;
+        QString error;
+        QVERIFY(readRunFile(out, &runs, &error));
+        QVERIFY(runs.issues.empty());
+        QVERIFY(runs.runs.empty());
+    }
+
+    // The run file's folder removed mid-arm: the next flush notices, the arm
+    // stops, the server is stopped, and the error names the file. The arm's
+    // summary still reaches armFinished() (a dashboard shows it), and the
+    // message says it could not be saved.
+    void aVanishedFolderStopsTheRunNamingTheFile()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("runs")));
+        const QString out = dir.filePath(QStringLiteral("runs/vanish.jsonl"));
+        const quint16 port = freePort();
+        json spec = miniSpec(port, KNOBSCOPE_SIM_BIN);
+        spec["configs"].erase(1);
+        spec["arms"] = json::array({ { { "name", "long" }, { "mode", "concurrency" }, { "concurrency", 4 },
+            { "requests", 100000 }, { "max_tokens", 8 } } });
+        auto parsed = parseExperimentSpec(QByteArray::fromStdString(spec.dump()));
+        ExperimentRunner runner(std::get<ExperimentSpec>(std::move(parsed)), out);
+        QSignalSpy finished(&runner, &ExperimentRunner::finished);
+        QSignalSpy armFinished(&runner, &ExperimentRunner::armFinished);
+        bool removed = false;
+        connect(&runner, &ExperimentRunner::progressed, this, [&](const LoadProgress& p) {
+            if (removed || p.done < 20)
+                return;
+            removed = true;
+            QDir(dir.filePath(QStringLiteral("runs"))).removeRecursively();
+        });
+        QVERIFY(runner.start().isEmpty());
+        QVERIFY(finished.wait(120000)); // 100000 requests would take far longer
+        QVERIFY(removed);
+        const QString message = finished.first().first().toString();
+        QVERIFY2(message.startsWith(QStringLiteral("the run file %1 was deleted").arg(out)), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("not the summary of mns2/long")), qPrintable(message));
+        QCOMPARE(runner.fileError(), message.section(QLatin1Char('\n'), 0, 0));
+        QCOMPARE(armFinished.size(), 1);
+        const auto summary = json::parse(armFinished.first().at(1).toByteArray().toStdString());
+        QCOMPARE(summary["status"].get<std::string>(), std::string("stopped"));
+        QVERIFY(summary["requests"].get<int>() >= 20 && summary["requests"].get<int>() < 100000);
+        QVERIFY(!portAnswers(port));
     }
 };
 

@@ -9,6 +9,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <unistd.h>
 
 using namespace ks;
 
@@ -105,6 +106,42 @@ private slots:
         launcher.start(simOptions(other.port()));
         QTRY_COMPARE(failed.size(), 1);
         QCOMPARE(errorOf(failed), LaunchError::PortInUse);
+    }
+
+    // Stop while still waiting for readiness: no ready() afterwards, and the
+    // whole process group goes, so a child the server forked does not linger.
+    void stopWhileStartingStopsTheServersGroup()
+    {
+        ServerLauncher launcher;
+        QSignalSpy ready(&launcher, &ServerLauncher::ready);
+        QSignalSpy failed(&launcher, &ServerLauncher::failed);
+        QSignalSpy stopped(&launcher, &ServerLauncher::stopped);
+        QSignalSpy lines(&launcher, &ServerLauncher::outputLine);
+        ServerLauncher::Options o = simOptions(freePort()); // nothing listens there: never ready
+        o.argv = { QStringLiteral("/bin/sh"), QStringLiteral("-c"), QStringLiteral("sleep 60 & echo child $!; wait") };
+        launcher.start(o);
+        QTRY_COMPARE_WITH_TIMEOUT(lines.size(), 1, 10000);
+        const QString line = lines.first().first().toString();
+        QVERIFY2(line.startsWith(QStringLiteral("child ")), qPrintable(line));
+        const pid_t child = pid_t(line.section(QLatin1Char(' '), 1).toLongLong());
+        const pid_t server = pid_t(launcher.pid());
+        QCOMPARE(::getpgid(server), server); // a group of its own
+        QCOMPARE(::getpgid(child), server);
+        QVERIFY(::getpgid(server) != ::getpgid(0));
+
+        launcher.stop();
+        QVERIFY(stopped.wait(10000));
+        QVERIFY(ready.isEmpty());
+        QVERIFY(failed.isEmpty());
+        auto alive = [](pid_t pid) { // and not a zombie waiting to be reaped
+            QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+            if (!stat.open(QIODevice::ReadOnly))
+                return false;
+            const QByteArray text = stat.readAll();
+            const qsizetype close = text.lastIndexOf(')');
+            return close > 0 && text.size() > close + 2 && text[close + 2] != 'Z';
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(!alive(child), 10000);
     }
 
     void serverKilledWhileServing()

@@ -17,8 +17,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <map>
 #include <memory>
+#include <set>
+#include <sys/resource.h>
 
 using namespace ks;
 
@@ -118,6 +122,89 @@ std::map<qint64, QString> truthFaults(const QString& path)
         out[id.section(QLatin1Char('/'), 1).toLongLong()] = QString::fromStdString(j["fault"].get<std::string>());
     }
     return out;
+}
+
+QString writeSpec(const QTemporaryDir& dir, const nlohmann::json& spec)
+{
+    const QString path = dir.filePath(QStringLiteral("spec.json"));
+    QFile file(path);
+    if (file.open(QIODevice::WriteOnly))
+        file.write(QByteArray::fromStdString(spec.dump()));
+    return path;
+}
+
+// One configuration, one long arm, against a server `command` knobscope launches.
+nlohmann::json launchedSpec(quint16 port, const nlohmann::json& command)
+{
+    return { { "name", "lifecycle" }, { "target", { { "base_url", "http://127.0.0.1:" + std::to_string(port) } } },
+        { "server", { { "command", command }, { "ready_timeout_s", 600 } } },
+        { "configs", { { { "label", "only" }, { "model", "sim-8b" } } } },
+        { "arms",
+            { { { "name", "long" }, { "mode", "concurrency" }, { "concurrency", 4 }, { "requests", 100000 },
+                { "max_tokens", 16 } } } } };
+}
+
+bool portAnswers(quint16 port)
+{
+    QTcpSocket probe;
+    probe.connectToHost(QHostAddress::LocalHost, port);
+    return probe.waitForConnected(500);
+}
+
+// Alive and not a zombie waiting to be reaped.
+bool processAlive(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray text = stat.readAll();
+    const qsizetype close = text.lastIndexOf(')');
+    return close > 0 && text.size() > close + 2 && text[close + 2] != 'Z';
+}
+
+std::vector<nlohmann::json> serverEvents(const QString& path)
+{
+    std::vector<nlohmann::json> events;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return events;
+    while (!f.atEnd()) {
+        const QByteArray line = f.readLine();
+        const auto j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
+        if (!j.is_discarded() && j.value("type", std::string()) == "server_event")
+            events.push_back(j);
+    }
+    return events;
+}
+
+struct TruthRequest {
+    qint64 endUs = -1;
+    bool completed = false; ///< the server sent the whole answer
+};
+
+// The simulator's own log, by request index (X-Request-Id is LABEL/INDEX).
+std::map<qint64, TruthRequest> truthRequests(const QString& path)
+{
+    std::map<qint64, TruthRequest> out;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return out;
+    while (!file.atEnd()) {
+        const QByteArray line = file.readLine();
+        const auto j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
+        if (j.is_discarded() || !j["client_request_id"].is_string())
+            continue;
+        const QString id = QString::fromStdString(j["client_request_id"].get<std::string>());
+        out[id.section(QLatin1Char('/'), 1).toLongLong()] = { j["end_us"].get<qint64>(),
+            j["status"] == 200 && j["fault"] == "none" && j["finish_reason"].is_string() };
+    }
+    return out;
+}
+
+qint64 steadyNowUs() // the clock both knobscope-sim's truth log and the client use
+{
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 } // namespace
@@ -467,6 +554,213 @@ private slots:
         QCOMPARE(file.runs.size(), std::size_t(1));
         QVERIFY(file.runs[0].requests.size() >= 8);
         QVERIFY(file.runs[0].summary.is_null()); // killed: no summary line, but every record before it reads
+    }
+
+    // kill -9 of an ad-hoc 'knobscope run' mid-arm, checked against the
+    // simulator's own log: every request the server finished before the last
+    // flush interval is in the file, on whole lines that 'report' reads.
+    void aKilledRunLosesAtMostTheLastFlushInterval()
+    {
+        QTemporaryDir dir;
+        const QString truthPath = dir.filePath(QStringLiteral("truth.jsonl"));
+        auto sim = startSim({ QStringLiteral("--truth-log"), truthPath });
+        QVERIFY(sim);
+        const QString out = dir.filePath(QStringLiteral("killed.jsonl"));
+        QProcess run;
+        run.start(QStringLiteral(KNOBSCOPE_BIN), cliRunArgs(sim->port(), 100000, 8, out));
+        QVERIFY(run.waitForStarted());
+        auto requestLines = [&] {
+            QFile f(out);
+            return f.open(QIODevice::ReadOnly) ? f.readAll().count("\"type\":\"request\"") : 0;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(requestLines() >= 120, 60000);
+        // Not right after the flush that was just seen: a kill at any point of
+        // a flush interval, with records read but not yet written out.
+        QTest::qWait(130);
+        const qint64 killedUs = steadyNowUs();
+        run.kill(); // SIGKILL: nothing in knobscope runs after this
+        QVERIFY(run.waitForFinished(10000));
+        QCOMPARE(sim->terminate(), 0); // closes (and so completes) the truth log
+
+        RunFile file;
+        QString error;
+        QVERIFY(readRunFile(out, &file, &error));
+        QVERIFY(file.issues.empty());
+        QVERIFY(!file.truncated); // whole lines only: each flush is one write
+        QCOMPARE(file.runs.size(), std::size_t(1));
+        QVERIFY(file.runs[0].summary.is_null());
+        std::set<qint64> recorded;
+        for (const RequestRecord& r : file.runs[0].requests) {
+            QVERIFY(r.ok);
+            recorded.insert(r.id);
+        }
+        QCOMPARE(recorded.size(), file.runs[0].requests.size());
+
+        // Compared on request ids: what the file has, the server served, and
+        // what the server finished but the file lacks, it finished within the
+        // last flush interval (100 ms) plus slack for a busy shared machine.
+        constexpr qint64 kFlushIntervalUs = 100'000;
+        constexpr qint64 kSchedulingSlackUs = 900'000;
+        const std::map<qint64, TruthRequest> truth = truthRequests(truthPath);
+        int olderThanWindow = 0;
+        int lost = 0;
+        qint64 oldestLostMs = 0;
+        QStringList lostEarly;
+        for (const auto& [id, t] : truth) {
+            if (!t.completed)
+                continue;
+            const bool old = t.endUs < killedUs - kFlushIntervalUs - kSchedulingSlackUs;
+            olderThanWindow += old ? 1 : 0;
+            if (!recorded.count(id)) {
+                ++lost;
+                oldestLostMs = std::max(oldestLostMs, (killedUs - t.endUs) / 1000);
+            }
+            if (old && !recorded.count(id))
+                lostEarly
+                    << QStringLiteral("%1 (ended %2 ms before the kill)").arg(id).arg((killedUs - t.endUs) / 1000);
+        }
+        for (qint64 id : recorded) {
+            QVERIFY2(truth.count(id), qPrintable(QStringLiteral("request %1 is not in the truth log").arg(id)));
+            QVERIFY(truth.at(id).completed);
+            QVERIFY(truth.at(id).endUs < killedUs);
+        }
+        qInfo("%zu requests in the file; the server finished %d more, the oldest %lld ms before the kill",
+            recorded.size(), lost, static_cast<long long>(oldestLostMs));
+        QVERIFY2(lostEarly.isEmpty(), qPrintable(lostEarly.join(QStringLiteral(", "))));
+        QVERIFY(olderThanWindow >= 60); // the check covered most of the run, not only its tail
+
+        // And 'report' reads it, counting the same requests.
+        QProcess report;
+        report.start(QStringLiteral(KNOBSCOPE_BIN), { QStringLiteral("report"), out, QStringLiteral("--json") });
+        QVERIFY(report.waitForFinished(30000));
+        QCOMPARE(report.exitCode(), 0);
+        const auto reported = nlohmann::json::parse(report.readAllStandardOutput().toStdString(), nullptr, false);
+        QVERIFY(!reported.is_discarded());
+        QCOMPARE(reported[0]["requests"].get<std::size_t>(), recorded.size());
+    }
+
+    // A disk that fills mid-run (here: a file size limit on the knobscope
+    // process): the run stops with an error naming the file, exits 1, prints
+    // the summary it could not save, and the file reads up to the failure.
+    void aFullDiskStopsTheRunWithAClearError()
+    {
+        auto sim = startSim({});
+        QVERIFY(sim);
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("full.jsonl"));
+        constexpr rlim_t kLimit = 24 * 1024;
+        QProcess run;
+        run.setChildProcessModifier([] {
+            std::signal(SIGXFSZ, SIG_IGN); // a write past the limit fails with EFBIG instead
+            rlimit limit {};
+            ::getrlimit(RLIMIT_FSIZE, &limit);
+            limit.rlim_cur = kLimit;
+            ::setrlimit(RLIMIT_FSIZE, &limit);
+        });
+        run.start(QStringLiteral(KNOBSCOPE_BIN), cliRunArgs(sim->port(), 100000, 8, out));
+        QVERIFY(run.waitForFinished(120000)); // 100000 requests would take far longer
+        const QString stderrText = QString::fromLocal8Bit(run.readAllStandardError());
+        const QString stdoutText = QString::fromLocal8Bit(run.readAllStandardOutput());
+        QCOMPARE(run.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(run.exitCode(), 1);
+        QVERIFY2(stderrText.contains(QStringLiteral("cannot write the run file %1: %2")
+                                         .arg(out, QString::fromLocal8Bit(std::strerror(EFBIG)))),
+            qPrintable(stderrText));
+        QVERIFY2(stderrText.contains(QStringLiteral("not this summary")), qPrintable(stderrText));
+        QVERIFY2(stdoutText.contains(QStringLiteral("run adhoc: ")), qPrintable(stdoutText));
+
+        QVERIFY(QFileInfo(out).size() <= qint64(kLimit));
+        RunFile file;
+        QString error;
+        QVERIFY(readRunFile(out, &file, &error));
+        QVERIFY(file.issues.empty());
+        QVERIFY(!file.truncated);
+        QCOMPARE(file.runs.size(), std::size_t(1));
+        QVERIFY(file.runs[0].requests.size() > 10);
+        QVERIFY(file.runs[0].summary.is_null());
+    }
+
+    // Ctrl-C while knobscope waits for a server that never becomes ready (the
+    // simulator, asked for a path it answers with 404): the wait ends, the
+    // server is stopped and the file closes, long before the 600 s timeout.
+    void ctrlCWhileTheServerStartsStopsItAndClosesTheFile()
+    {
+        QTemporaryDir dir;
+        const quint16 port = freePort();
+        nlohmann::json spec = launchedSpec(port, { KNOBSCOPE_SIM_BIN, "--port", std::to_string(port) });
+        spec["server"]["ready_path"] = "/never-ready";
+        const QString out = dir.filePath(QStringLiteral("starting.jsonl"));
+        QProcess run;
+        run.start(QStringLiteral(KNOBSCOPE_BIN),
+            { QStringLiteral("run"), writeSpec(dir, spec), QStringLiteral("--out"), out, QStringLiteral("--progress"),
+                QStringLiteral("none") });
+        QVERIFY(run.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(portAnswers(port), 30000);
+        ::kill(pid_t(run.processId()), SIGINT);
+        QVERIFY(run.waitForFinished(30000));
+        QCOMPARE(run.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(run.exitCode(), 0);
+        QVERIFY(!portAnswers(port));
+        const auto events = serverEvents(out);
+        QVERIFY(!events.empty());
+        QCOMPARE(events.front()["event"].get<std::string>(), std::string("starting"));
+        QCOMPARE(events.back()["event"].get<std::string>(), std::string("stopped"));
+        RunFile file;
+        QString error;
+        QVERIFY(readRunFile(out, &file, &error));
+        QVERIFY(file.issues.empty());
+        QVERIFY(!file.truncated);
+        QVERIFY(file.runs.empty());
+    }
+
+    // A server that ignores SIGTERM (and a long stop_grace_s) keeps the first
+    // Ctrl-C waiting; the second leaves at once with 130, the file reads, and
+    // the server's whole process group is gone.
+    void aSecondCtrlCLeavesAtOnceAndTakesTheServerAlong()
+    {
+        QTemporaryDir dir;
+        const quint16 port = freePort();
+        nlohmann::json spec
+            = launchedSpec(port, { "/bin/sh", "-c", "trap '' TERM INT; sleep 300 & echo \"pids $$ $!\"; wait" });
+        spec["server"]["stop_grace_s"] = 300;
+        const QString out = dir.filePath(QStringLiteral("twice.jsonl"));
+        QProcess run;
+        run.start(QStringLiteral(KNOBSCOPE_BIN),
+            { QStringLiteral("run"), writeSpec(dir, spec), QStringLiteral("--out"), out, QStringLiteral("--progress"),
+                QStringLiteral("none") });
+        QVERIFY(run.waitForStarted());
+        QList<qint64> serverPids; // the shell and its sleep, as the shell printed them
+        auto serverStarted = [&] {
+            for (const auto& e : serverEvents(out)) {
+                const QString detail = QString::fromStdString(e.value("detail", std::string()));
+                if (e["event"] == "output" && detail.startsWith(QStringLiteral("pids "))) {
+                    serverPids = { detail.section(QLatin1Char(' '), 1, 1).toLongLong(),
+                        detail.section(QLatin1Char(' '), 2, 2).toLongLong() };
+                    return true;
+                }
+            }
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(serverStarted(), 30000);
+        QVERIFY(processAlive(serverPids[0]) && processAlive(serverPids[1]));
+
+        ::kill(pid_t(run.processId()), SIGINT);
+        QByteArray stderrText;
+        QTRY_VERIFY_WITH_TIMEOUT((stderrText += run.readAllStandardError()).contains("stopping"), 30000);
+        QVERIFY(run.state() == QProcess::Running); // waiting out the grace period
+        ::kill(pid_t(run.processId()), SIGINT);
+        QVERIFY(run.waitForFinished(30000)); // not the 300 s grace
+        QCOMPARE(run.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(run.exitCode(), 130);
+        QTRY_VERIFY_WITH_TIMEOUT(!processAlive(serverPids[0]) && !processAlive(serverPids[1]), 10000);
+
+        RunFile file;
+        QString error;
+        QVERIFY(readRunFile(out, &file, &error));
+        QVERIFY(file.issues.empty());
+        QVERIFY(!file.truncated);
+        const auto events = serverEvents(out);
+        QCOMPARE(events.front()["event"].get<std::string>(), std::string("starting"));
     }
 
     void cliRejectsBadUsage()

@@ -10,8 +10,10 @@
 
 #include "common/freeport.h"
 
+#include <QGuiApplication>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTcpSocket>
 #include <QTest>
 
 using namespace ks;
@@ -123,6 +125,40 @@ private slots:
         QCOMPARE(file.runs.size(), std::size_t(1));
         QCOMPARE(file.runs[0].summary.value("status", std::string()), std::string("stopped"));
         QVERIFY(file.runs[0].requests.size() < 100000);
+    }
+
+    // Closing the window while the server is still starting (it never becomes
+    // ready: the simulator answers the ready path with 404, and the readiness
+    // timeout is 600 s): the close stops the run, which stops the server and
+    // closes the file, and then the window closes.
+    void closingTheWindowWhileTheServerStartsStopsIt()
+    {
+        json spec = shortSpec(100);
+        spec["server"]["ready_path"] = "/never-ready";
+        spec["server"]["ready_timeout_s"] = 600;
+        const QUrl url(QString::fromStdString(spec["target"]["base_url"].get<std::string>()));
+        auto serverAnswers = [port = quint16(url.port())] {
+            QTcpSocket probe;
+            probe.connectToHost(QHostAddress::LocalHost, port);
+            return probe.waitForConnected(500);
+        };
+        QGuiApplication::setQuitOnLastWindowClosed(false); // the test goes on after the window closes
+        MainWindow window;
+        window.show();
+        QString error;
+        QVERIFY(window.document()->load(QByteArray::fromStdString(spec.dump()), &error));
+        QSignalSpy ended(&window, &MainWindow::runEnded);
+        window.run();
+        QTRY_VERIFY_WITH_TIMEOUT(serverAnswers(), 30000);
+        QVERIFY(!window.close()); // refused for now: the run ends first
+        QVERIFY(ended.wait(30000));
+        QCOMPARE(ended.first().first().toString(), QString());
+        QTRY_VERIFY(!window.isVisible());
+        QVERIFY(!serverAnswers());
+        RunFile file;
+        QVERIFY(readRunFile(window.runFilePath(), &file, &error));
+        QVERIFY(file.issues.empty());
+        QVERIFY(file.runs.empty());
     }
 };
 
