@@ -25,11 +25,15 @@ struct LoadProgress {
 struct LoadResult {
     qint64 t0Us = 0; ///< the arm's start on the monotonic clock
     double wallS = 0;
-    double cpuS = 0; ///< process CPU (user + system) during the arm
+    /// CPU (user + system) of the load's own threads during the arm: the worker
+    /// threads and their QNAMs' HTTP threads, not the rest of the process.
+    double cpuS = 0;
+    double processCpuS = 0; ///< the whole process's CPU during the arm, for comparison
+    int cpuThreads = 0; ///< threads measured in cpuS
     int workerThreads = 0;
     int cores = 1;
     bool stopped = false;
-    WorkerStats stats; ///< merged over workers
+    WorkerStats stats; ///< merged over workers (connect failures summed, the first error kept)
 };
 
 /// Runs one arm: starts the worker threads, pre-opens connections, starts the
@@ -73,7 +77,8 @@ private:
 /// streams or 100 req/s, at most one per core.
 int chooseWorkerThreads(const LoadSpec& spec);
 double processCpuSeconds();
-/// The client-saturation inputs of a finished arm (event-loop lag p99, CPU share).
+/// The client-saturation inputs of a finished arm (event-loop lag p99, the load
+/// threads' CPU share).
 ClientLoad clientLoadOf(const LoadResult& result);
 
 } // namespace ks
