@@ -94,17 +94,17 @@ void StreamWorker::noteNewThreads(QNetworkAccessManager* nam, QNetworkReply* rep
         std::erase(m_managersWithoutThread, nam);
 }
 
-double StreamWorker::loadCpuSeconds() const
+std::vector<std::pair<ThreadId, double>> StreamWorker::loadThreadCpu() const
 {
-    double sum = 0;
+    std::vector<std::pair<ThreadId, double>> out;
     for (ThreadId tid : m_threads) {
         const double now = threadCpuSeconds(tid);
         if (now < 0)
             continue;
         const auto it = m_cpuAtStart.find(tid);
-        sum += now - (it == m_cpuAtStart.end() ? 0.0 : it->second);
+        out.emplace_back(tid, now - (it == m_cpuAtStart.end() ? 0.0 : it->second));
     }
-    return sum;
+    return out;
 }
 
 void StreamWorker::prepare()
@@ -393,8 +393,7 @@ void StreamWorker::checkDone()
     m_flushTimer.stop();
     m_sweepTimer.stop();
     m_lagProbe.stop();
-    m_stats.cpuS = loadCpuSeconds();
-    m_stats.cpuThreads = int(m_threads.size());
+    m_stats.threadCpuS = loadThreadCpu();
     flushRecords();
     emit finished(m_stats);
 }

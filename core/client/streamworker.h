@@ -22,11 +22,12 @@ struct WorkerStats {
     std::vector<double> connectMs; ///< warm-up request times, one per pre-opened connection
     int connectFailures = 0; ///< warm-up requests that got no response (timed out or failed)
     QString connectError; ///< why the first of them failed
-    /// CPU (user + system) of this worker's thread and its QNAMs' HTTP threads from
-    /// start() to the end of its part of the arm, in seconds. Other threads of the
-    /// process (a dashboard's drawing, the next arm's bootstrap) are not in it.
-    double cpuS = 0;
-    int cpuThreads = 0; ///< threads in cpuS: the worker's own plus one per QNAM found
+    /// CPU (user + system) of this worker's thread and of the QNAM HTTP threads it
+    /// saw start, per thread id, from start() to the end of its part of the arm, in
+    /// seconds. Workers that prepare at the same time can see each other's threads
+    /// start, so the runner merges these by id. Other threads of the process (a
+    /// dashboard's drawing, the next arm's bootstrap) are never in it.
+    std::vector<std::pair<ThreadId, double>> threadCpuS;
 };
 
 /// Sends and measures requests in one worker thread. Qt 6.4 opens at most 6
@@ -66,7 +67,7 @@ private:
     std::vector<ThreadId> threadsBeforeFirstUse(QNetworkAccessManager* nam) const;
     /// Records the thread(s) that `nam`'s first request `reply` started.
     void noteNewThreads(QNetworkAccessManager* nam, QNetworkReply* reply, const std::vector<ThreadId>& before);
-    double loadCpuSeconds() const;
+    std::vector<std::pair<ThreadId, double>> loadThreadCpu() const;
     void launchClosedLoop();
     void scheduleNextArrival();
     void send(qint64 index, qint64 tSchedUs);

@@ -8,6 +8,7 @@
 #include <QThread>
 #include <QVector>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -71,6 +72,7 @@ private:
     LoadProgress m_progress;
     LoadResult m_result;
     double m_cpuAtStart = 0;
+    std::map<ThreadId, double> m_threadCpuS;
 };
 
 /// Worker threads for a load: enough that no thread carries more than about 64

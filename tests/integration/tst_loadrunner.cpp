@@ -85,9 +85,10 @@ private slots:
         SimProcess sim;
         QString error;
         QVERIFY2(sim.start({ QStringLiteral("--profile"), QStringLiteral("sim-1.8b") }, &error), qPrintable(error));
-        // 12 streams on one worker: two QNAMs, so two HTTP threads besides the worker.
-        LoadSpec spec = specFor(sim.port(), 12, 36, 24);
-        spec.workerThreads = 1;
+        // 24 streams on two workers: each has two QNAMs, so six threads in all, each
+        // counted once although the workers start their QNAMs at the same time.
+        LoadSpec spec = specFor(sim.port(), 24, 48, 24);
+        spec.workerThreads = 2;
 
         // The main thread stays busy for the whole arm, in slices, so the load's
         // signals still reach it.
@@ -102,8 +103,8 @@ private slots:
         burner.stop();
         const double mainBurnS = mainThreadCpuS() - burnStart;
         QVERIFY(out.finished);
-        QCOMPARE(out.records.size(), std::size_t(36));
-        QCOMPARE(out.result.cpuThreads, 3);
+        QCOMPARE(out.records.size(), std::size_t(48));
+        QCOMPARE(out.result.cpuThreads, 6);
         qInfo("main thread %.3f s, load threads %.3f s, process %.3f s", mainBurnS, out.result.cpuS,
             out.result.processCpuS);
         QVERIFY(out.result.cpuS > 0);
