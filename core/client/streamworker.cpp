@@ -289,6 +289,7 @@ void StreamWorker::send(qint64 index, qint64 tSchedUs)
             it->second.accumulator->onStatus(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt());
     });
     connect(reply, &QNetworkReply::requestSent, this, [this, reply] {
+        std::erase(m_awaitingUpload, reply);
         const auto it = m_inFlight.find(reply);
         if (it != m_inFlight.end())
             it->second.accumulator->onRequestWritten(nowUs());
@@ -296,11 +297,33 @@ void StreamWorker::send(qint64 index, qint64 tSchedUs)
     connect(reply, &QNetworkReply::readyRead, this, [this, reply] { onReadyRead(reply); });
     connect(reply, &QNetworkReply::finished, this, [this, reply] { onFinished(reply); });
     noteNewThreads(nam, reply, before);
+    // Qt starts a POST from a call queued on the reply, behind every read already
+    // queued on this thread (a burst of 128 streams' tokens): deliver it now.
+    m_awaitingUpload.push_back(reply);
+    QCoreApplication::sendPostedEvents(reply, QEvent::MetaCall);
+}
+
+void StreamWorker::serveUploads()
+{
+    // A POST body does not go to QNAM's HTTP thread with the request: that thread
+    // asks this one for it (wantData) and waits for the answer (haveUploadData),
+    // both queued calls. Under a burst this thread's queue holds hundreds of reads,
+    // and the request would wait behind all of them before reaching the wire.
+    // So before each read, answer the requests that are waiting for their body.
+    // A reply with nothing posted costs one check.
+    if (m_awaitingUpload.empty() || m_servingUploads)
+        return;
+    m_servingUploads = true;
+    const std::vector<QNetworkReply*> waiting = m_awaitingUpload; // the handlers edit the list
+    for (QNetworkReply* reply : waiting)
+        QCoreApplication::sendPostedEvents(reply, QEvent::MetaCall);
+    m_servingUploads = false;
 }
 
 void StreamWorker::onReadyRead(QNetworkReply* reply)
 {
     const qint64 now = nowUs(); // one timestamp per read, taken before any parsing
+    serveUploads();
     const auto it = m_inFlight.find(reply);
     if (it == m_inFlight.end())
         return;
@@ -311,11 +334,13 @@ void StreamWorker::onReadyRead(QNetworkReply* reply)
 void StreamWorker::onFinished(QNetworkReply* reply)
 {
     const qint64 now = nowUs();
+    serveUploads();
     auto it = m_inFlight.find(reply);
     if (it == m_inFlight.end())
         return;
     InFlight flight = std::move(it->second);
     m_inFlight.erase(it);
+    std::erase(m_awaitingUpload, reply);
     if (reply->bytesAvailable() > 0)
         flight.accumulator->onBytes(reply->readAll(), now);
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();

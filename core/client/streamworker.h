@@ -71,6 +71,7 @@ private:
     void launchClosedLoop();
     void scheduleNextArrival();
     void send(qint64 index, qint64 tSchedUs);
+    void serveUploads();
     void onReadyRead(QNetworkReply* reply);
     void onFinished(QNetworkReply* reply);
     void sweepTimeouts();
@@ -87,6 +88,8 @@ private:
     std::vector<ThreadId> m_threads; ///< the worker's own thread and its QNAMs' HTTP threads
     std::unordered_map<ThreadId, double> m_cpuAtStart;
     std::vector<QNetworkReply*> m_preconnects; ///< warm-up requests still running
+    std::vector<QNetworkReply*> m_awaitingUpload; ///< posted, body not yet handed to the HTTP thread
+    bool m_servingUploads = false;
     QHash<QNetworkAccessManager*, int> m_active;
     std::unordered_map<QNetworkReply*, InFlight> m_inFlight;
     QVector<RequestRecord> m_pending;
