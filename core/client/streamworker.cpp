@@ -2,12 +2,15 @@
 
 #include "client/connectionlimits.h"
 
+#include <QCoreApplication>
 #include <QLoggingCategory>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QThread>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 
 Q_LOGGING_CATEGORY(lcWorker, "ks.core.client")
 
@@ -19,6 +22,10 @@ constexpr int kLagProbeMs = 10;
 // The arrival timer has millisecond granularity: it wakes a little early and the
 // last stretch is waited out precisely.
 constexpr qint64 kSpinUs = 1500;
+// A warm-up GET /v1/models that gets no byte for this long (or the stall timeout,
+// if shorter) is given up; the hard deadline also covers a server that trickles.
+constexpr int kPreconnectStallMs = 10000;
+constexpr int kPreconnectDeadlineFactor = 3;
 } // namespace
 
 qint64 monotonicUs()
@@ -36,6 +43,7 @@ StreamWorker::StreamWorker(std::shared_ptr<SharedLoadState> state, int index, in
     , m_sweepTimer(this)
     , m_arrivalTimer(this)
     , m_lagProbe(this)
+    , m_preconnectDeadline(this)
 {
     // The timers are children so moveToThread() takes them along.
 }
@@ -54,7 +62,49 @@ QNetworkAccessManager* StreamWorker::pickManager()
         connect(nam, &QNetworkAccessManager::sslErrors, this,
             [](QNetworkReply* r, const QList<QSslError>&) { r->ignoreSslErrors(); });
     m_managers.push_back(nam);
+    m_managersWithoutThread.push_back(nam);
     return nam;
+}
+
+std::vector<ThreadId> StreamWorker::threadsBeforeFirstUse(QNetworkAccessManager* nam) const
+{
+    const auto& pending = m_managersWithoutThread;
+    if (std::find(pending.begin(), pending.end(), nam) == pending.end())
+        return {};
+    return processThreadIds();
+}
+
+void StreamWorker::noteNewThreads(QNetworkAccessManager* nam, QNetworkReply* reply, const std::vector<ThreadId>& before)
+{
+    if (before.empty())
+        return;
+    // Qt starts a QNAM's HTTP thread when its first request starts: at once for a GET,
+    // from a queued call for a POST. Delivering that call here makes the new thread
+    // appear inside this short window, so it is attributed to the load by its id and
+    // not by a name that every QNAM's thread shares (the metrics scraper's too).
+    QCoreApplication::sendPostedEvents(reply, QEvent::MetaCall);
+    std::vector<ThreadId> fresh;
+    const std::vector<ThreadId> after = processThreadIds();
+    std::set_difference(after.begin(), after.end(), before.begin(), before.end(), std::back_inserter(fresh));
+    for (ThreadId tid : fresh) {
+        if (std::find(m_threads.begin(), m_threads.end(), tid) == m_threads.end())
+            m_threads.push_back(tid);
+    }
+    if (!fresh.empty())
+        std::erase(m_managersWithoutThread, nam);
+}
+
+std::vector<std::pair<ThreadId, double>> StreamWorker::loadThreadCpu() const
+{
+    std::vector<std::pair<ThreadId, double>> out;
+    for (ThreadId tid : m_threads) {
+        const double now = threadCpuSeconds(tid);
+        if (now < 0)
+            continue;
+        const auto it = m_cpuAtStart.find(tid);
+        out.emplace_back(tid, now - (it == m_cpuAtStart.end() ? 0.0 : it->second));
+    }
+    return out;
 }
 
 void StreamWorker::prepare()
@@ -74,37 +124,83 @@ void StreamWorker::prepare()
         m_lagExpectedUs = now + kLagProbeMs * 1000;
     });
 
+    if (const ThreadId self = currentThreadId(); self > 0)
+        m_threads.push_back(self);
     const int connections = m_slots > 0 ? m_slots : kStreamsPerManager;
     if (!m_state->factory.spec().preconnect) {
         emit prepared();
         return;
     }
     // One GET /v1/models per connection slot, all at once, so each QNAM opens its
-    // connections now and TTFT never includes a TCP (or TLS) handshake.
+    // connections now and TTFT never includes a TCP (or TLS) handshake. A server that
+    // accepts and never answers must not hang the arm before t0: each warm-up has a
+    // stall timeout and all of them a deadline, and the arm starts anyway. The arm's
+    // own requests then meet the same server and record what happens to them.
+    const int stallMs = int(std::min<double>(kPreconnectStallMs, m_state->factory.spec().stallTimeoutS * 1000));
+    m_preconnectDeadline.setSingleShot(true);
+    connect(&m_preconnectDeadline, &QTimer::timeout, this, &StreamWorker::abortPreconnects);
     const QUrl url = m_state->factory.modelsUrl();
-    auto remaining = std::make_shared<int>(connections);
     for (int i = 0; i < connections; ++i) {
         QNetworkAccessManager* nam = pickManager();
         ++m_active[nam];
         QNetworkRequest request(url);
         request.setRawHeader("User-Agent", RequestFactory::userAgent());
         request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+        request.setTransferTimeout(std::max(1, stallMs));
         applyConnectionLimit(request);
+        const std::vector<ThreadId> before = threadsBeforeFirstUse(nam);
         const qint64 started = monotonicUs();
         QNetworkReply* reply = nam->get(request);
-        connect(reply, &QNetworkReply::finished, this, [this, reply, nam, started, remaining] {
-            m_stats.connectMs.push_back(double(monotonicUs() - started) / 1000.0);
-            --m_active[nam];
-            reply->deleteLater();
-            if (--*remaining == 0)
-                emit prepared();
-        });
+        m_preconnects.push_back(reply);
+        connect(reply, &QNetworkReply::finished, this,
+            [this, reply, nam, started] { onPreconnected(reply, nam, started); });
+        noteNewThreads(nam, reply, before);
     }
+    if (!m_preconnects.empty())
+        m_preconnectDeadline.start(std::max(1, stallMs) * kPreconnectDeadlineFactor);
+}
+
+void StreamWorker::onPreconnected(QNetworkReply* reply, QNetworkAccessManager* nam, qint64 startedUs)
+{
+    const auto it = std::find(m_preconnects.begin(), m_preconnects.end(), reply);
+    if (it == m_preconnects.end())
+        return;
+    m_preconnects.erase(it);
+    --m_active[nam];
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status == 0) {
+        // No HTTP response at all. Any status, even 404 from a server without
+        // /v1/models, means the connection is open, which is all this was for.
+        if (m_stats.connectFailures++ == 0) {
+            m_stats.connectError = reply->error() == QNetworkReply::OperationCanceledError
+                ? QStringLiteral("GET %1: no response in time").arg(reply->url().path())
+                : QStringLiteral("GET %1: %2").arg(reply->url().path(), reply->errorString());
+            qCWarning(lcWorker, "pre-connect: %s; the arm starts without a warm connection",
+                qPrintable(m_stats.connectError));
+        }
+    } else {
+        m_stats.connectMs.push_back(double(monotonicUs() - startedUs) / 1000.0);
+    }
+    reply->deleteLater();
+    if (m_preconnects.empty()) {
+        m_preconnectDeadline.stop();
+        emit prepared();
+    }
+}
+
+void StreamWorker::abortPreconnects()
+{
+    // abort() finishes a reply synchronously, which edits the list.
+    const std::vector<QNetworkReply*> running = m_preconnects;
+    for (QNetworkReply* reply : running)
+        reply->abort();
 }
 
 void StreamWorker::start()
 {
     m_sending = true;
+    for (ThreadId tid : m_threads)
+        m_cpuAtStart[tid] = threadCpuSeconds(tid);
     m_flushTimer.start();
     m_sweepTimer.start();
     m_lagExpectedUs = monotonicUs() + kLagProbeMs * 1000;
@@ -178,6 +274,7 @@ void StreamWorker::send(qint64 index, qint64 tSchedUs)
     ++m_active[nam];
     const QNetworkRequest request = factory.networkRequest(index);
     const QByteArray body = factory.body(index);
+    const std::vector<ThreadId> before = threadsBeforeFirstUse(nam);
     record.tSendUs = nowUs();
     QNetworkReply* reply = nam->post(request, body);
     InFlight flight;
@@ -192,17 +289,41 @@ void StreamWorker::send(qint64 index, qint64 tSchedUs)
             it->second.accumulator->onStatus(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt());
     });
     connect(reply, &QNetworkReply::requestSent, this, [this, reply] {
+        std::erase(m_awaitingUpload, reply);
         const auto it = m_inFlight.find(reply);
         if (it != m_inFlight.end())
             it->second.accumulator->onRequestWritten(nowUs());
     });
     connect(reply, &QNetworkReply::readyRead, this, [this, reply] { onReadyRead(reply); });
     connect(reply, &QNetworkReply::finished, this, [this, reply] { onFinished(reply); });
+    noteNewThreads(nam, reply, before);
+    // Qt starts a POST from a call queued on the reply, behind every read already
+    // queued on this thread (a burst of 128 streams' tokens): deliver it now.
+    m_awaitingUpload.push_back(reply);
+    QCoreApplication::sendPostedEvents(reply, QEvent::MetaCall);
+}
+
+void StreamWorker::serveUploads()
+{
+    // A POST body does not go to QNAM's HTTP thread with the request: that thread
+    // asks this one for it (wantData) and waits for the answer (haveUploadData),
+    // both queued calls. Under a burst this thread's queue holds hundreds of reads,
+    // and the request would wait behind all of them before reaching the wire.
+    // So before each read, answer the requests that are waiting for their body.
+    // A reply with nothing posted costs one check.
+    if (m_awaitingUpload.empty() || m_servingUploads)
+        return;
+    m_servingUploads = true;
+    const std::vector<QNetworkReply*> waiting = m_awaitingUpload; // the handlers edit the list
+    for (QNetworkReply* reply : waiting)
+        QCoreApplication::sendPostedEvents(reply, QEvent::MetaCall);
+    m_servingUploads = false;
 }
 
 void StreamWorker::onReadyRead(QNetworkReply* reply)
 {
     const qint64 now = nowUs(); // one timestamp per read, taken before any parsing
+    serveUploads();
     const auto it = m_inFlight.find(reply);
     if (it == m_inFlight.end())
         return;
@@ -213,11 +334,13 @@ void StreamWorker::onReadyRead(QNetworkReply* reply)
 void StreamWorker::onFinished(QNetworkReply* reply)
 {
     const qint64 now = nowUs();
+    serveUploads();
     auto it = m_inFlight.find(reply);
     if (it == m_inFlight.end())
         return;
     InFlight flight = std::move(it->second);
     m_inFlight.erase(it);
+    std::erase(m_awaitingUpload, reply);
     if (reply->bytesAvailable() > 0)
         flight.accumulator->onBytes(reply->readAll(), now);
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
@@ -295,6 +418,7 @@ void StreamWorker::checkDone()
     m_flushTimer.stop();
     m_sweepTimer.stop();
     m_lagProbe.stop();
+    m_stats.threadCpuS = loadThreadCpu();
     flushRecords();
     emit finished(m_stats);
 }

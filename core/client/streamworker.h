@@ -2,6 +2,7 @@
 
 #include "client/sharedloadstate.h"
 #include "client/streamaccumulator.h"
+#include "client/threadcpu.h"
 
 #include <QHash>
 #include <QObject>
@@ -19,6 +20,14 @@ namespace ks {
 struct WorkerStats {
     std::vector<double> loopLagMs; ///< event-loop lateness samples
     std::vector<double> connectMs; ///< warm-up request times, one per pre-opened connection
+    int connectFailures = 0; ///< warm-up requests that got no response (timed out or failed)
+    QString connectError; ///< why the first of them failed
+    /// CPU (user + system) of this worker's thread and of the QNAM HTTP threads it
+    /// saw start, per thread id, from start() to the end of its part of the arm, in
+    /// seconds. Workers that prepare at the same time can see each other's threads
+    /// start, so the runner merges these by id. Other threads of the process (a
+    /// dashboard's drawing, the next arm's bootstrap) are never in it.
+    std::vector<std::pair<ThreadId, double>> threadCpuS;
 };
 
 /// Sends and measures requests in one worker thread. Qt 6.4 opens at most 6
@@ -52,9 +61,17 @@ private:
     };
 
     QNetworkAccessManager* pickManager();
+    void onPreconnected(QNetworkReply* reply, QNetworkAccessManager* nam, qint64 startedUs);
+    void abortPreconnects();
+    /// The process's threads now if `nam` has no known HTTP thread yet, else empty.
+    std::vector<ThreadId> threadsBeforeFirstUse(QNetworkAccessManager* nam) const;
+    /// Records the thread(s) that `nam`'s first request `reply` started.
+    void noteNewThreads(QNetworkAccessManager* nam, QNetworkReply* reply, const std::vector<ThreadId>& before);
+    std::vector<std::pair<ThreadId, double>> loadThreadCpu() const;
     void launchClosedLoop();
     void scheduleNextArrival();
     void send(qint64 index, qint64 tSchedUs);
+    void serveUploads();
     void onReadyRead(QNetworkReply* reply);
     void onFinished(QNetworkReply* reply);
     void sweepTimeouts();
@@ -67,6 +84,12 @@ private:
     int m_workerCount;
     int m_slots;
     std::vector<QNetworkAccessManager*> m_managers;
+    std::vector<QNetworkAccessManager*> m_managersWithoutThread; ///< HTTP thread not found yet
+    std::vector<ThreadId> m_threads; ///< the worker's own thread and its QNAMs' HTTP threads
+    std::unordered_map<ThreadId, double> m_cpuAtStart;
+    std::vector<QNetworkReply*> m_preconnects; ///< warm-up requests still running
+    std::vector<QNetworkReply*> m_awaitingUpload; ///< posted, body not yet handed to the HTTP thread
+    bool m_servingUploads = false;
     QHash<QNetworkAccessManager*, int> m_active;
     std::unordered_map<QNetworkReply*, InFlight> m_inFlight;
     QVector<RequestRecord> m_pending;
@@ -74,6 +97,7 @@ private:
     QTimer m_sweepTimer;
     QTimer m_arrivalTimer;
     QTimer m_lagProbe;
+    QTimer m_preconnectDeadline;
     qint64 m_lagExpectedUs = 0;
     std::size_t m_nextArrival = 0;
     int m_openSlots = 0;

@@ -128,10 +128,21 @@ void LoadRunner::onWorkerFinished(const WorkerStats& stats)
     };
     append(m_result.stats.loopLagMs, stats.loopLagMs);
     append(m_result.stats.connectMs, stats.connectMs);
+    if (m_result.stats.connectError.isEmpty())
+        m_result.stats.connectError = stats.connectError;
+    m_result.stats.connectFailures += stats.connectFailures;
+    for (const auto& [tid, seconds] : stats.threadCpuS)
+        m_threadCpuS[tid] = std::max(m_threadCpuS[tid], seconds); // one thread, seen by two workers
     if (++m_finished < int(m_workers.size()))
         return;
     m_result.wallS = double(monotonicUs() - m_state->t0Us) / 1e6;
-    m_result.cpuS = processCpuSeconds() - m_cpuAtStart;
+    m_result.processCpuS = processCpuSeconds() - m_cpuAtStart;
+    // Where threads cannot be measured one by one, the process's figure is all there is.
+    m_result.cpuThreads = int(m_threadCpuS.size());
+    double loadCpuS = 0;
+    for (const auto& [tid, seconds] : m_threadCpuS)
+        loadCpuS += seconds;
+    m_result.cpuS = m_result.cpuThreads > 0 ? loadCpuS : m_result.processCpuS;
     shutDownThreads();
     emit finished(m_result);
 }

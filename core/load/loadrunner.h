@@ -8,6 +8,7 @@
 #include <QThread>
 #include <QVector>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -25,11 +26,15 @@ struct LoadProgress {
 struct LoadResult {
     qint64 t0Us = 0; ///< the arm's start on the monotonic clock
     double wallS = 0;
-    double cpuS = 0; ///< process CPU (user + system) during the arm
+    /// CPU (user + system) of the load's own threads during the arm: the worker
+    /// threads and their QNAMs' HTTP threads, not the rest of the process.
+    double cpuS = 0;
+    double processCpuS = 0; ///< the whole process's CPU during the arm, for comparison
+    int cpuThreads = 0; ///< threads measured in cpuS
     int workerThreads = 0;
     int cores = 1;
     bool stopped = false;
-    WorkerStats stats; ///< merged over workers
+    WorkerStats stats; ///< merged over workers (connect failures summed, the first error kept)
 };
 
 /// Runs one arm: starts the worker threads, pre-opens connections, starts the
@@ -67,13 +72,15 @@ private:
     LoadProgress m_progress;
     LoadResult m_result;
     double m_cpuAtStart = 0;
+    std::map<ThreadId, double> m_threadCpuS;
 };
 
 /// Worker threads for a load: enough that no thread carries more than about 64
 /// streams or 100 req/s, at most one per core.
 int chooseWorkerThreads(const LoadSpec& spec);
 double processCpuSeconds();
-/// The client-saturation inputs of a finished arm (event-loop lag p99, CPU share).
+/// The client-saturation inputs of a finished arm (event-loop lag p99, the load
+/// threads' CPU share).
 ClientLoad clientLoadOf(const LoadResult& result);
 
 } // namespace ks
