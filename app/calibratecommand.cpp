@@ -211,6 +211,8 @@ int calibrateCommand(const QStringList& arguments)
         { "arrival_to_sent_signal_ms", stats(send.arrivalToSignalMs) },
         { "send_queue_explains", send.explains() },
         { "client_cpu_us_per_event", events > 0 ? outcome.result.cpuS * 1e6 / double(events) : 0.0 },
+        { "process_cpu_us_per_event", events > 0 ? outcome.result.processCpuS * 1e6 / double(events) : 0.0 },
+        { "cpu_threads", outcome.result.cpuThreads },
         { "events", events },
         { "loop_lag_p99_ms", load.loopLagP99Ms },
         { "cpu_utilisation", load.cpuUtilisation },
@@ -238,10 +240,10 @@ int calibrateCommand(const QStringList& arguments)
                 "path) for %.0f %% of requests\n",
                 explains["p50_ratio"].get<double>() * 100, explains["per_request_p50"].get<double>() * 100,
                 explains["per_request_p10"].get<double>() * 100, explains["seen_after_arrival"].get<double>() * 100);
-        std::printf(
-            "  client CPU per event: %.1f us (process CPU %.2f s, %.0f %% of %d cores); event-loop lag p99 %.2f ms\n",
-            result["client_cpu_us_per_event"].get<double>(), outcome.result.cpuS, load.cpuUtilisation * 100, load.cores,
-            load.loopLagP99Ms);
+        std::printf("  client CPU per event: %.1f us (the load's %d threads: %.2f s, %.0f %% of %d cores; the whole "
+                    "process %.1f us per event); event-loop lag p99 %.2f ms\n",
+            result["client_cpu_us_per_event"].get<double>(), outcome.result.cpuThreads, outcome.result.cpuS,
+            load.cpuUtilisation * 100, load.cores, result["process_cpu_us_per_event"].get<double>(), load.loopLagP99Ms);
     }
     return matched > 0 ? 0 : 1;
 }

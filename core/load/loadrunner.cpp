@@ -24,6 +24,8 @@ ClientLoad clientLoadOf(const LoadResult& result)
     load.loopLagP99Ms = percentile(result.stats.loopLagMs, 99);
     load.cores = result.cores;
     load.cpuUtilisation = result.wallS > 0 ? result.cpuS / (result.wallS * result.cores) : 0;
+    load.connectFailures = result.stats.connectFailures;
+    load.connectError = result.stats.connectError;
     return load;
 }
 

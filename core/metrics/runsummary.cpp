@@ -144,7 +144,11 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
     if (client.known()) {
         const bool bound = client.loopLagP99Ms > kClientBoundLagMs || client.cpuUtilisation > kClientBoundCpu;
         s["client"] = { { "loop_lag_p99_ms", client.loopLagP99Ms }, { "cpu_utilisation", client.cpuUtilisation },
-            { "cores", client.cores }, { "client_bound", bound } };
+            { "cores", client.cores }, { "client_bound", bound }, { "connect_failures", client.connectFailures } };
+        if (client.connectFailures > 0)
+            warnings.push_back(std::to_string(client.connectFailures)
+                + " connections opened before the clock started got no answer (" + client.connectError.toStdString()
+                + "); the first requests on them may include a connection handshake in TTFT");
         if (bound)
             warnings.push_back("client-bound: latency includes client overhead (event-loop lag p99 "
                 + QString::number(client.loopLagP99Ms, 'f', 1).toStdString() + " ms, CPU "

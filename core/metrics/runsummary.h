@@ -23,6 +23,8 @@ struct ClientLoad {
     double loopLagP99Ms = -1; ///< worker event-loop lateness
     double cpuUtilisation = -1; ///< process CPU / (wall * cores), 0..1
     int cores = 0;
+    int connectFailures = 0; ///< pre-opened connections that got no answer before t0
+    QString connectError; ///< why the first of them failed
     bool known() const { return loopLagP99Ms >= 0; }
 };
 
