@@ -24,6 +24,15 @@ RequestRecord okRecord(qint64 id, qint64 send, qint64 ttft, qint64 e2e, int out)
     return r;
 }
 
+ClientLoad clientLoad(double lagP99Ms, double cpu)
+{
+    ClientLoad load;
+    load.loopLagP99Ms = lagP99Ms;
+    load.cpuUtilisation = cpu;
+    load.cores = 2;
+    return load;
+}
+
 RequestRecord failed(qint64 id, const QString& reason)
 {
     RequestRecord r;
@@ -93,10 +102,10 @@ private slots:
     void clientBoundGuardFires()
     {
         const std::vector<RequestRecord> records = { okRecord(0, 0, 100, 200, 2) };
-        const auto calm = summarizeRun({}, {}, {}, records, {}, ClientLoad { 0.4, 0.3, 2 });
+        const auto calm = summarizeRun({}, {}, {}, records, {}, clientLoad(0.4, 0.3));
         QCOMPARE(calm["client"]["client_bound"].get<bool>(), false);
         QVERIFY(calm["warnings"].empty());
-        const auto busy = summarizeRun({}, {}, {}, records, {}, ClientLoad { 25.0, 0.97, 2 });
+        const auto busy = summarizeRun({}, {}, {}, records, {}, clientLoad(25.0, 0.97));
         QCOMPARE(busy["client"]["client_bound"].get<bool>(), true);
         QVERIFY(
             QString::fromStdString(busy["warnings"][0].get<std::string>()).startsWith(QStringLiteral("client-bound")));
