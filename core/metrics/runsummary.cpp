@@ -17,8 +17,9 @@ constexpr double kClientBoundCpu = 0.9;
 // Above this, the client's own send path is a visible share of TTFT at typical
 // gentle-arm values. send_queue_ms (post() -> requestSent seen by the posting
 // thread) bounds the send path from above: against the simulator's kernel
-// arrival stamp, calibrate measured the real post() -> arrival at 0.85-0.95x of
-// it per request (docs/PERFORMANCE.md), so 2 ms here means at least ~1.7 ms.
+// arrival stamp, calibrate measured send_queue_ms at 105-120 % of the real
+// post() -> arrival per request (docs/PERFORMANCE.md), so 2 ms here means at
+// least ~1.7 ms of the client's own send path.
 constexpr double kSendQueueWarnMs = 2.0;
 
 nlohmann::json percentileObject(std::vector<double> values)
