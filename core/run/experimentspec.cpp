@@ -37,7 +37,9 @@ public:
 
     void rejectUnknown(const json& object, const QString& path, std::initializer_list<const char*> known)
     {
-        for (const auto& [key, value] : object.items()) {
+        for (const auto& item : object.items()) {
+            // Not a structured binding: clang 14 (Debian 12) cannot capture one in a lambda.
+            const std::string& key = item.key();
             if (std::none_of(known.begin(), known.end(), [&](const char* k) { return key == k; }))
                 fail(child(path, key.c_str()), QStringLiteral("unknown field (known: %1)").arg(join(known)));
         }
