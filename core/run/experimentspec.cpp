@@ -467,7 +467,7 @@ std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const Q
     json doc;
     try {
         doc = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) { // parse_error, and out_of_range for a number like 1e400
         return std::vector<SpecError> { { {}, QStringLiteral("not valid JSON: %1").arg(QString::fromUtf8(e.what())) } };
     }
     Checker c;
