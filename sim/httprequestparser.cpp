@@ -115,7 +115,9 @@ HttpRequestParser::Result HttpRequestParser::next(HttpRequest& out)
             separator = 2;
         }
         if (end < 0) {
-            if (m_buffer.size() > m_limits.maxHeaderBytes)
+            // Up to 3 bytes of a terminator may still be arriving after a head of
+            // exactly the limit: rejecting sooner would depend on how reads split.
+            if (m_buffer.size() > m_limits.maxHeaderBytes + 3)
                 return fail(431, "request header fields too large");
             return Result::NeedMore;
         }

@@ -11,6 +11,9 @@ namespace {
 constexpr int kChatTokensPerMessage = 4;
 constexpr int kDefaultCompletionsMaxTokens = 16; // the OpenAI completions default
 constexpr int kBytesPerLongToken = 8;
+// No request nests this deep, and dump() recurses once per level: a body of a
+// million "[" would overflow the server's stack.
+constexpr int kMaxNesting = 64;
 
 ApiError badRequest(const QString& message, const QString& param = {})
 {
@@ -49,9 +52,19 @@ int countTokens(const QByteArray& utf8)
 std::variant<CompletionRequest, ApiError> parseCompletionRequest(
     const QByteArray& body, Endpoint endpoint, const QString& servedModel, int maxModelLen)
 {
-    const json doc = json::parse(body.begin(), body.end(), nullptr, false);
+    bool tooDeep = false;
+    const json::parser_callback_t depthGuard = [&tooDeep](int depth, json::parse_event_t event, json&) {
+        if (depth < kMaxNesting
+            || (event != json::parse_event_t::object_start && event != json::parse_event_t::array_start))
+            return true;
+        tooDeep = true;
+        return false;
+    };
+    const json doc = json::parse(body.begin(), body.end(), depthGuard, false);
     if (doc.is_discarded())
         return badRequest(QStringLiteral("request body is not valid JSON"));
+    if (tooDeep)
+        return badRequest(QStringLiteral("request body nests deeper than %1 levels").arg(kMaxNesting));
     if (!doc.is_object())
         return badRequest(QStringLiteral("request body must be a JSON object"));
 

@@ -37,7 +37,9 @@ public:
 
     void rejectUnknown(const json& object, const QString& path, std::initializer_list<const char*> known)
     {
-        for (const auto& [key, value] : object.items()) {
+        for (const auto& item : object.items()) {
+            // Not a structured binding: clang 14 (Debian 12) cannot capture one in a lambda.
+            const std::string& key = item.key();
             if (std::none_of(known.begin(), known.end(), [&](const char* k) { return key == k; }))
                 fail(child(path, key.c_str()), QStringLiteral("unknown field (known: %1)").arg(join(known)));
         }
@@ -465,7 +467,7 @@ std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const Q
     json doc;
     try {
         doc = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) { // parse_error, and out_of_range for a number like 1e400
         return std::vector<SpecError> { { {}, QStringLiteral("not valid JSON: %1").arg(QString::fromUtf8(e.what())) } };
     }
     Checker c;

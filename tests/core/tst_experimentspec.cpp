@@ -195,6 +195,17 @@ private slots:
         QVERIFY(errors && errors->size() == 1);
         QVERIFY(errors->front().message.startsWith(QStringLiteral("not valid JSON")));
     }
+
+    // Found by tests/fuzz/fuzz_experimentspec: nlohmann throws out_of_range, not
+    // parse_error, for a number beyond a double, and it escaped the validator.
+    void numberTooLargeIsOneClearError()
+    {
+        const auto parsed = parseExperimentSpec(R"({"name": "x", "arms": [{"rate": 1e400}]})");
+        const auto* errors = std::get_if<std::vector<SpecError>>(&parsed);
+        QVERIFY(errors && errors->size() == 1);
+        QVERIFY(errors->front().message.startsWith(QStringLiteral("not valid JSON")));
+        QVERIFY(errors->front().message.contains(QStringLiteral("1e400")));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestExperimentSpec)

@@ -203,6 +203,38 @@ private slots:
         QCOMPARE(file.runs.front().requests.size(), std::size_t(2));
     }
 
+    // A 200 KB request line nested 100,000 deep made `knobscope report` overflow
+    // the stack (found by running tests/fuzz/fuzz_runline on a crafted input).
+    void deeplyNestedLinesAreSkipped_data()
+    {
+        QTest::addColumn<QByteArray>("prefix");
+        QTest::addColumn<int>("depth");
+        QTest::addColumn<bool>("skipped");
+        const QByteArray request = R"({"type": "request", "run": "a", "id": 1, "t_send_us": 0, "ok": true, "x": )";
+        const QByteArray summary = R"({"type":"summary","run":"a","x":)";
+        QTest::newRow("request, very deep") << request << 100000 << true;
+        QTest::newRow("summary, very deep") << summary << 100000 << true;
+        QTest::newRow("request, just too deep") << request << kMaxNesting << true;
+        QTest::newRow("request, at the limit") << request << kMaxNesting - 1 << false;
+        QTest::newRow("summary, at the limit") << summary << kMaxNesting - 1 << false;
+    }
+    void deeplyNestedLinesAreSkipped()
+    {
+        QFETCH(QByteArray, prefix);
+        QFETCH(int, depth);
+        QFETCH(bool, skipped);
+        const QByteArray line = prefix + QByteArray(depth, '[') + QByteArray(depth, ']') + '}';
+        std::vector<RunFileIssue> issues;
+        const RunLine decoded = readRunLine(line, 7, issues);
+        QCOMPARE(decoded.kind == RunLine::Kind::Skipped, skipped);
+        if (skipped) {
+            QCOMPARE(issues.size(), std::size_t(1));
+            QCOMPARE(issues.front().line, qint64(7));
+            QVERIFY2(issues.front().message.startsWith(QStringLiteral("nested deeper than")),
+                qPrintable(issues.front().message));
+        }
+    }
+
     void truncatedLastLineIsReportedAndSkipped()
     {
         QTemporaryDir dir;

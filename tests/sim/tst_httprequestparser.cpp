@@ -85,6 +85,29 @@ private slots:
         QTest::newRow("chunked body") << QByteArray("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n") << 501;
         QTest::newRow("huge headers") << QByteArray("GET / HTTP/1.1\r\nX: " + QByteArray(2000, 'a')) << 431;
     }
+    // Found by tests/fuzz/fuzz_httprequestparser: a head of exactly the limit was
+    // accepted in one read but answered 431 when its terminator came in pieces.
+    void headAtTheLimitDoesNotDependOnTheSplit()
+    {
+        const QByteArray head = "GET / HTTP/1.1\r\nX: ";
+        const QByteArray request = head + QByteArray(100 - head.size(), 'a') + "\r\n\r\n";
+        for (qsizetype cut = 0; cut <= request.size(); ++cut) {
+            HttpRequestParser parser({ 100, 1000 });
+            HttpRequest r;
+            parser.feed(request.left(cut));
+            if (cut < request.size())
+                QCOMPARE(parser.next(r), HttpRequestParser::Result::NeedMore);
+            parser.feed(request.mid(cut));
+            QCOMPARE(parser.next(r), HttpRequestParser::Result::Request);
+            QCOMPARE(r.header("x").size(), 100 - head.size());
+        }
+        HttpRequestParser over({ 100, 1000 });
+        HttpRequest r;
+        over.feed("GET / HTTP/1.1\r\nX: " + QByteArray(100, 'a'));
+        QCOMPARE(over.next(r), HttpRequestParser::Result::Error);
+        QCOMPARE(over.errorStatus(), 431);
+    }
+
     void rejectsBadInput()
     {
         QFETCH(QByteArray, input);

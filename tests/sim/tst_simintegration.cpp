@@ -196,6 +196,18 @@ private slots:
                      .status,
             400);
         QCOMPARE(exchange(port, "BROKEN\r\n\r\n").value(0).status, 400);
+        // A body nested 100,000 deep overflowed the simulator's stack in dump().
+        const QByteArray deep = QByteArray(100000, '[') + QByteArray(100000, ']');
+        QCOMPARE(exchange(port,
+                     postRequest("/v1/chat/completions",
+                         R"({"model":"sim-8b","messages":[{"role":"user","content":)" + deep + "}]}"))
+                     .value(0)
+                     .status,
+            400);
+        QCOMPARE(exchange(port, postRequest("/v1/completions", R"({"model":"sim-8b","prompt":[1,)" + deep + "]}"))
+                     .value(0)
+                     .status,
+            400);
         QCOMPARE(exchange(port, "GET / HTTP/1.1\r\nX: " + QByteArray(20000, 'a') + "\r\n\r\n").value(0).status, 431);
         QCOMPARE(
             exchange(port, "POST /v1/completions HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n").value(0).status, 413);
