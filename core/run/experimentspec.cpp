@@ -3,7 +3,9 @@
 #include <QRegularExpression>
 #include <QSet>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace ks {
 
@@ -447,7 +449,9 @@ LoadSpec ExperimentSpec::probeLoadSpec(const ConfigSpec& config, std::shared_ptr
     LoadSpec load = targetLoadSpec(config);
     load.mode = LoadSpec::Mode::Concurrency;
     load.concurrency = probes->concurrency;
-    load.requests = int(set->probes.size()) * (restart == 0 ? probes->repeats : 1);
+    // repeats is only checked to be >= 1: probes × repeats can pass an int, so saturate.
+    const qint64 requests = qint64(set->probes.size()) * (restart == 0 ? probes->repeats : 1);
+    load.requests = int(std::min<qint64>(requests, std::numeric_limits<int>::max()));
     load.maxTokens = probes->maxTokens;
     load.inputTokens = 1; // unused: probes send their own prompts
     load.ignoreEos = false;

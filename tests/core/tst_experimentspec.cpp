@@ -1,8 +1,12 @@
+#include "drift/probeset.h"
 #include "run/experimentspec.h"
 
 #include <QDir>
 #include <QFile>
 #include <QTest>
+
+#include <limits>
+#include <memory>
 
 using namespace ks;
 using nlohmann::json;
@@ -194,6 +198,21 @@ private slots:
         const auto* errors = std::get_if<std::vector<SpecError>>(&parsed);
         QVERIFY(errors && errors->size() == 1);
         QVERIFY(errors->front().message.startsWith(QStringLiteral("not valid JSON")));
+    }
+
+    // Found by tests/fuzz/fuzz_experimentspec (UBSan): 50 probes × a huge
+    // repeats overflowed an int; the count now saturates.
+    void probeRequestsSaturate()
+    {
+        const QByteArray text = R"({"name": "x", "target": {"base_url": "http://127.0.0.1:8000"}, )"
+                                R"("configs": [{"label": "a", "model": "m"}], "probes": {"repeats": 2147483647}})";
+        const auto parsed = parseExperimentSpec(text);
+        const auto* spec = std::get_if<ExperimentSpec>(&parsed);
+        QVERIFY(spec);
+        auto set = std::make_shared<ProbeSet>();
+        set->probes.resize(50);
+        QCOMPARE(spec->probeLoadSpec(spec->configs.front(), set, 0).requests, std::numeric_limits<int>::max());
+        QCOMPARE(spec->probeLoadSpec(spec->configs.front(), set, 1).requests, 50);
     }
 
     // Found by tests/fuzz/fuzz_experimentspec: nlohmann throws out_of_range, not
