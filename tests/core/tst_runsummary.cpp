@@ -123,8 +123,8 @@ private slots:
         const auto queued = summarizeRun({}, {}, {}, { slow, slow, quick }, {});
         QCOMPARE(queued["send_queue_ms"]["p50"].get<double>(), 9.0);
         QCOMPARE(queued["warnings"].size(), std::size_t(1));
-        QVERIFY(QString::fromStdString(queued["warnings"][0].get<std::string>())
-                    .contains(QStringLiteral("send_queue_ms")));
+        QVERIFY(
+            QString::fromStdString(queued["warnings"][0].get<std::string>()).contains(QStringLiteral("send_queue_ms")));
     }
 
     // The case: 80 streams, 25 of them only "data: [DONE]". Those are
