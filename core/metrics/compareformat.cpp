@@ -1,5 +1,7 @@
 #include "metrics/compareformat.h"
 
+#include "metrics/runsummary.h"
+
 #include <QStringList>
 
 namespace ks {
@@ -74,16 +76,10 @@ QString compareMarkdown(const nlohmann::json& arms)
         out += QStringLiteral("\nRatios are against %1; [low-high] is the 95 % bootstrap interval; * marks an "
                               "interval that excludes 1.\n")
                    .arg(QString::fromStdString(arm["baseline"].get<std::string>()));
-        if (const auto slo = arm.find("slo"); slo != arm.end() && slo->is_object()) {
-            QStringList bounds;
-            for (const auto& [key, label] : { std::pair { "ttft_ms", "TTFT" }, std::pair { "tpot_ms", "TPOT" } }) {
-                if (slo->contains(key) && (*slo)[key].is_number() && (*slo)[key].get<double>() > 0)
-                    bounds << QStringLiteral("%1 <= %2 ms").arg(QLatin1String(label)).arg((*slo)[key].get<double>());
-            }
+        if (const QStringList bounds = sloBounds(arm.value("slo", nlohmann::json())); !bounds.isEmpty())
             out += QStringLiteral("Goodput counts requests meeting %1.\n").arg(bounds.join(QStringLiteral(" and ")));
-        } else {
+        else
             out += QStringLiteral("No SLO set: goodput equals throughput.\n");
-        }
         if (arm.contains("warning"))
             out += QStringLiteral("WARNING: %1\n").arg(QString::fromStdString(arm["warning"].get<std::string>()));
         out += QLatin1Char('\n');

@@ -169,6 +169,19 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
     return s;
 }
 
+QStringList sloBounds(const nlohmann::json& slo)
+{
+    QStringList bounds;
+    if (!slo.is_object())
+        return bounds;
+    for (const auto& [key, label] : { std::pair { "ttft_ms", "TTFT" }, std::pair { "tpot_ms", "TPOT" } }) {
+        const auto it = slo.find(key);
+        if (it != slo.end() && it->is_number() && it->get<double>() > 0)
+            bounds << QStringLiteral("%1 <= %2 ms").arg(QLatin1String(label)).arg(it->get<double>());
+    }
+    return bounds;
+}
+
 QString formatSummaryTable(const nlohmann::json& s)
 {
     QStringList lines;
@@ -215,15 +228,9 @@ QString formatSummaryTable(const nlohmann::json& s)
                      .arg(QString::fromLatin1(key), -18)
                      .arg(cell("p50"), cell("p90"), cell("p95"), cell("p99"), cell("max"));
     }
-    QString sloText = QStringLiteral("no SLO set: equals throughput");
-    if (const auto slo = s.find("slo"); slo != s.end() && slo->is_object()) {
-        QStringList bounds;
-        for (const auto& [key, label] : { std::pair { "ttft_ms", "TTFT" }, std::pair { "tpot_ms", "TPOT" } }) {
-            if (slo->contains(key) && (*slo)[key].is_number() && (*slo)[key].get<double>() > 0)
-                bounds << QStringLiteral("%1 <= %2 ms").arg(QLatin1String(label)).arg((*slo)[key].get<double>());
-        }
-        sloText = bounds.join(QStringLiteral(", "));
-    }
+    const QStringList bounds = sloBounds(s.value("slo", nlohmann::json()));
+    const QString sloText
+        = bounds.isEmpty() ? QStringLiteral("no SLO set: equals throughput") : bounds.join(QStringLiteral(", "));
     lines << QStringLiteral("  throughput: %1 req/s, %2 output tok/s, goodput %3 req/s (%4)")
                  .arg(s.value("req_per_s", 0.0), 0, 'f', 2)
                  .arg(s.value("out_tok_per_s", 0.0), 0, 'f', 1)

@@ -2,6 +2,8 @@
 
 #include "metrics/requestrecord.h"
 
+#include <QStringList>
+
 #include <nlohmann/json.hpp>
 
 #include <vector>
@@ -34,6 +36,10 @@ struct ClientLoad {
 /// drift, the gentle-arm check) are omitted rather than guessed.
 nlohmann::json summarizeRun(const QString& run, const QString& config, const QString& arm,
     const std::vector<RequestRecord>& records, const Slo& slo, const ClientLoad& client = {});
+
+/// The bounds of a summary's or compare arm's `slo` object ("TTFT <= 500 ms",
+/// "TPOT <= 50 ms"); empty when none is set.
+QStringList sloBounds(const nlohmann::json& slo);
 
 /// A human-readable table of one summary object.
 QString formatSummaryTable(const nlohmann::json& summary);

@@ -107,9 +107,16 @@ int maxInFlight(const std::vector<RequestRecord>& records)
     return peak;
 }
 
-std::map<qint64, QString> truthFaults(const QString& path)
+struct TruthRequest {
+    qint64 endUs = -1;
+    bool completed = false; ///< the server sent the whole answer
+    QString fault; ///< the fault the simulator injected ("none" when it injected none)
+};
+
+// The simulator's own log, by request index (X-Request-Id is LABEL/INDEX).
+std::map<qint64, TruthRequest> truthRequests(const QString& path)
 {
-    std::map<qint64, QString> out;
+    std::map<qint64, TruthRequest> out;
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return out;
@@ -119,8 +126,19 @@ std::map<qint64, QString> truthFaults(const QString& path)
         if (j.is_discarded() || !j["client_request_id"].is_string())
             continue;
         const QString id = QString::fromStdString(j["client_request_id"].get<std::string>());
-        out[id.section(QLatin1Char('/'), 1).toLongLong()] = QString::fromStdString(j["fault"].get<std::string>());
+        const std::string fault = j.value("fault", std::string());
+        out[id.section(QLatin1Char('/'), 1).toLongLong()] = { j.value("end_us", qint64(-1)),
+            j["status"] == 200 && fault == "none" && j["finish_reason"].is_string(), QString::fromStdString(fault) };
     }
+    return out;
+}
+
+// The fault the simulator injected into each request, by request index.
+std::map<qint64, QString> truthFaults(const QString& path)
+{
+    std::map<qint64, QString> out;
+    for (const auto& [id, request] : truthRequests(path))
+        out[id] = request.fault;
     return out;
 }
 
@@ -175,30 +193,6 @@ std::vector<nlohmann::json> serverEvents(const QString& path)
             events.push_back(j);
     }
     return events;
-}
-
-struct TruthRequest {
-    qint64 endUs = -1;
-    bool completed = false; ///< the server sent the whole answer
-};
-
-// The simulator's own log, by request index (X-Request-Id is LABEL/INDEX).
-std::map<qint64, TruthRequest> truthRequests(const QString& path)
-{
-    std::map<qint64, TruthRequest> out;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return out;
-    while (!file.atEnd()) {
-        const QByteArray line = file.readLine();
-        const auto j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
-        if (j.is_discarded() || !j["client_request_id"].is_string())
-            continue;
-        const QString id = QString::fromStdString(j["client_request_id"].get<std::string>());
-        out[id.section(QLatin1Char('/'), 1).toLongLong()] = { j["end_us"].get<qint64>(),
-            j["status"] == 200 && j["fault"] == "none" && j["finish_reason"].is_string() };
-    }
-    return out;
 }
 
 qint64 steadyNowUs() // the clock both knobscope-sim's truth log and the client use
