@@ -76,18 +76,14 @@ ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject
     , m_snapshotTimer(this)
 {
     qRegisterMetaType<RunSnapshot>();
-    m_snapshotTimer.setInterval(100); // the dashboard's ceiling: 10 snapshots a second
+    m_snapshotTimer.setInterval(int(kSnapshotIntervalUs / 1000));
     connect(&m_snapshotTimer, &QTimer::timeout, this, [this] {
         if (m_progressDirty) {
             m_progressDirty = false;
             emit progressed(m_lastProgress);
         }
-        if (!m_snapshotDirty || !m_aggregator)
-            return;
-        m_snapshotDirty = false;
-        RunSnapshot snapshot = m_aggregator->snapshot(monotonicUs() - m_t0Us);
-        decorate(snapshot);
-        emit snapshotReady(m_run, snapshot);
+        if (m_snapshots.dirty() && m_snapshots.inRun())
+            takeSnapshot();
     });
 }
 
@@ -101,7 +97,7 @@ QString ExperimentRunner::start()
         if (const QString* problem = std::get_if<QString>(&loaded))
             return *problem;
         m_probeSet = std::make_shared<const ProbeSet>(std::get<ProbeSet>(std::move(loaded)));
-        m_drift.setSetIdentity(m_probeSet->identity());
+        m_snapshots.setProbeSet(m_probeSet->identity());
     }
     if (!m_writer.open(m_outPath, &error))
         return error;
@@ -288,10 +284,9 @@ void ExperimentRunner::startArm()
     m_armName = probePass ? probeRunName(m_probeRestart) : m_spec.arms[m_arm].name;
     m_run = load.runLabel;
     m_records.clear();
-    m_aggregator = std::make_unique<Aggregator>();
+    m_snapshots.beginRun(config.label, config.model, m_probeRestart);
     m_maxWaiting = m_maxRunning = -1;
     m_samples = m_samplesWaiting = 0;
-    m_lastSample = {};
     m_metricsProblem.clear();
     m_load = std::make_unique<LoadRunner>(load);
     connect(m_load.get(), &LoadRunner::started, this, [this, &config](qint64 t0) {
@@ -299,7 +294,7 @@ void ExperimentRunner::startArm()
         m_armRunning = true;
         nlohmann::json line = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) },
             { "arm", text(m_armName) }, { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "knobs", config.knobs },
-            { "model", text(config.model) } };
+            { "model", text(config.model) }, { "ticks", true } };
         if (m_probeRestart >= 0) {
             line["probes"] = m_probeSet->identity();
             line["probes"]["restart"] = m_probeRestart;
@@ -331,12 +326,9 @@ void ExperimentRunner::startArm()
         for (const RequestRecord& r : batch) {
             m_writer.write(toJson(r));
             m_records.push_back(r);
-            m_aggregator->add(r);
         }
+        m_snapshots.addRecords(batch);
         flushFile();
-        if (m_probeRestart >= 0)
-            m_drift.add(m_spec.configs[m_config].label, m_spec.configs[m_config].model, m_probeRestart, batch);
-        m_snapshotDirty = true;
     });
     connect(m_load.get(), &LoadRunner::progressed, this, [this](const LoadProgress& p) {
         m_lastProgress = p; // relayed with the snapshots: at most 10 signals a second reach a dashboard
@@ -352,15 +344,13 @@ void ExperimentRunner::startArm()
     }
 }
 
-void ExperimentRunner::decorate(RunSnapshot& snapshot) const
+void ExperimentRunner::takeSnapshot()
 {
-    snapshot.serverRunning = m_lastSample.running.value_or(-1);
-    snapshot.serverWaiting = m_lastSample.waiting.value_or(-1);
-    snapshot.kvCacheUsage = m_lastSample.kvCacheUsage.value_or(-1);
-    if (!m_probeSet)
-        return;
-    snapshot.probeOutputs = m_drift.outputs();
-    snapshot.driftMismatches = m_drift.mismatches();
+    // The instant goes into the file first: replay takes its snapshot there,
+    // over exactly the lines written before it.
+    const qint64 runTimeUs = monotonicUs() - m_t0Us;
+    m_writer.write({ { "type", "tick" }, { "run", text(m_run) }, { "t_us", runTimeUs } });
+    emit snapshotReady(m_run, m_snapshots.snapshot(runTimeUs));
 }
 
 void ExperimentRunner::writeServerSample(const ServerSample& s)
@@ -368,8 +358,7 @@ void ExperimentRunner::writeServerSample(const ServerSample& s)
     auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     m_writer.write({ { "type", "server" }, { "run", text(m_run) }, { "t_us", s.tUs }, { "running", value(s.running) },
         { "waiting", value(s.waiting) }, { "kv_cache_usage", value(s.kvCacheUsage) }, { "engine", text(s.engine) } });
-    m_lastSample = s;
-    m_snapshotDirty = true; // queue depth moves even while nothing completes
+    m_snapshots.addServerSample(s.running.value_or(-1), s.waiting.value_or(-1), s.kvCacheUsage.value_or(-1));
     if (s.waiting) {
         m_maxWaiting = std::max(m_maxWaiting, *s.waiting);
         ++m_samples;
@@ -390,10 +379,9 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
         m_progressDirty = false;
         emit progressed(m_lastProgress);
     }
-    if (m_aggregator) {
-        RunSnapshot last = m_aggregator->snapshot(monotonicUs() - m_t0Us);
-        decorate(last);
-        emit snapshotReady(m_run, last); // the final state
+    if (m_snapshots.inRun()) {
+        takeSnapshot(); // the final state
+        m_snapshots.endRun();
     }
     const ConfigSpec& config = m_spec.configs[m_config];
     nlohmann::json summary = summarizeRun(m_run, config.label, m_armName, m_records, m_spec.slo, clientLoadOf(result));
@@ -402,7 +390,7 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     const bool gentle = m_probeRestart < 0
         && isGentleArm(m_records, m_samples, m_samplesWaiting, mns ? std::optional<int>(mns->toInt()) : std::nullopt);
     if (m_probeRestart >= 0)
-        summary["drift"] = m_drift.runSummary(config.label, m_probeRestart, int(m_probeSet->probes.size()));
+        summary["drift"] = m_snapshots.drift().runSummary(config.label, m_probeRestart, int(m_probeSet->probes.size()));
     summary["gentle"] = gentle;
     summary["peak_in_flight"] = peakInFlight(m_records);
     summary["server"] = { { "max_waiting", m_maxWaiting >= 0 ? nlohmann::json(m_maxWaiting) : nlohmann::json(nullptr) },

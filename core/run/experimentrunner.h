@@ -1,11 +1,10 @@
 #pragma once
 
-#include "drift/drifttally.h"
 #include "drift/probeset.h"
 #include "load/loadrunner.h"
-#include "metrics/aggregator.h"
 #include "run/experimentspec.h"
 #include "run/metricsscraper.h"
+#include "run/runsnapshotter.h"
 #include "run/serverlauncher.h"
 #include "store/jsonlwriter.h"
 
@@ -61,8 +60,8 @@ private:
     void launchServer();
     void startArm();
     std::size_t stepsPerConfig() const;
-    /// Adds what the aggregator cannot know: drift so far and the latest scrape.
-    void decorate(RunSnapshot& snapshot) const;
+    /// Writes the instant into the file as a `tick` line and sends the snapshot.
+    void takeSnapshot();
     void onArmFinished(const LoadResult& result);
     void endConfig();
     void finishExperiment();
@@ -87,19 +86,16 @@ private:
     int m_probeRestart = -1; ///< the probe pass now running (restarts before it), -1 for load arms
     bool m_restartedForProbes = false;
     std::shared_ptr<const ProbeSet> m_probeSet;
-    DriftTally m_drift; ///< every probe output so far
     qint64 m_t0Us = 0;
     std::vector<RequestRecord> m_records;
-    std::unique_ptr<Aggregator> m_aggregator;
+    RunSnapshotter m_snapshots;
     QTimer m_snapshotTimer;
-    bool m_snapshotDirty = false;
     LoadProgress m_lastProgress;
     bool m_progressDirty = false;
     double m_maxWaiting = -1;
     int m_samples = 0;
     int m_samplesWaiting = 0;
     double m_maxRunning = -1;
-    ServerSample m_lastSample;
     QString m_metricsProblem;
     QString m_armProblem; ///< the server died during this arm
     QStringList m_problems; ///< per experiment, for the final message

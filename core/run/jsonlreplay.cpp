@@ -62,9 +62,17 @@ void JsonlReplay::tick()
     int budget = kLinesPerFastTick;
     while (budget-- > 0) {
         if (m_held) {
-            if (!releaseWhenDue(*m_held))
+            if (!isDue(m_held->tSendUs + std::max<qint64>(0, m_held->e2eUs)))
                 break; // a paced record that is not due yet
+            m_batch.push_back(std::move(*m_held));
             m_held.reset();
+            continue;
+        }
+        if (m_heldTick) {
+            if (!isDue(m_heldTick->second))
+                break;
+            releaseTick(m_heldTick->first, m_heldTick->second);
+            m_heldTick.reset();
             continue;
         }
         if (m_file.atEnd()) {
@@ -78,15 +86,15 @@ void JsonlReplay::tick()
     flush();
 }
 
-bool JsonlReplay::releaseWhenDue(RequestRecord& record)
+bool JsonlReplay::isDue(qint64 runTimeUs) const
 {
-    if (m_speed > 0) {
-        const double dueMs = double(record.tSendUs + std::max<qint64>(0, record.e2eUs)) / 1000.0;
-        if (m_runTimeMs < dueMs)
-            return false;
-    }
-    m_batch.push_back(std::move(record));
-    return true;
+    return m_speed <= 0 || m_runTimeMs >= double(runTimeUs) / 1000.0;
+}
+
+void JsonlReplay::releaseTick(const QString& run, qint64 tUs)
+{
+    flush(); // every record before the tick reaches the consumer first
+    emit snapshotTaken(run, tUs);
 }
 
 void JsonlReplay::handleLine(const QByteArray& raw)
@@ -103,6 +111,9 @@ void JsonlReplay::handleLine(const QByteArray& raw)
         emit issueFound(issue.line, issue.message);
     const nlohmann::json& j = decoded.object;
     switch (decoded.kind) {
+    case RunLine::Kind::Experiment:
+        emit experimentRead(QByteArray::fromStdString(j.dump()));
+        break;
     case RunLine::Kind::Run: {
         flush();
         RunInfo info;
@@ -117,9 +128,21 @@ void JsonlReplay::handleLine(const QByteArray& raw)
         break;
     }
     case RunLine::Kind::Request:
-        if (!releaseWhenDue(decoded.request))
+        if (isDue(decoded.request.tSendUs + std::max<qint64>(0, decoded.request.e2eUs)))
+            m_batch.push_back(std::move(decoded.request));
+        else
             m_held = std::move(decoded.request);
         break;
+    case RunLine::Kind::Tick: {
+        const auto t = j.find("t_us");
+        if (t == j.end())
+            break; // dropped as out of range or of the wrong type (an issue says so)
+        if (isDue(t->get<qint64>()))
+            releaseTick(decoded.run, t->get<qint64>());
+        else
+            m_heldTick = std::pair { decoded.run, t->get<qint64>() };
+        break;
+    }
     case RunLine::Kind::Server: {
         auto number
             = [&j](const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() : -1.0; };

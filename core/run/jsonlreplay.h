@@ -34,7 +34,8 @@ public:
 private:
     void tick();
     void handleLine(const QByteArray& line);
-    bool releaseWhenDue(RequestRecord& record); ///< false: paced and not due yet (the caller holds it)
+    bool isDue(qint64 runTimeUs) const; ///< false: paced and not due yet (the caller holds the line)
+    void releaseTick(const QString& run, qint64 tUs);
     void flush();
     void finish();
 
@@ -46,6 +47,7 @@ private:
     double m_runTimeMs = 0; ///< how far into the current run the replay is (paced speeds)
     QVector<RequestRecord> m_batch;
     std::optional<RequestRecord> m_held; ///< a paced record read but not yet due
+    std::optional<std::pair<QString, qint64>> m_heldTick; ///< or a paced tick (run, t_us)
     QString m_currentRun;
     QString m_error;
     qint64 m_line = 0;

@@ -13,13 +13,17 @@ ReplayFeed::ReplayFeed(QString path, double speed, QObject* parent)
     qRegisterMetaType<LoadProgress>();
     connect(&m_replay, &RunSource::runStarted, this, &ReplayFeed::onRunStarted);
     connect(&m_replay, &RunSource::recordsReady, this, &ReplayFeed::onRecords);
+    connect(&m_replay, &RunSource::snapshotTaken, this, &ReplayFeed::onTick);
+    connect(&m_replay, &RunSource::experimentRead, this, [this](const QByteArray& json) {
+        const nlohmann::json line = nlohmann::json::parse(json.toStdString(), nullptr, false);
+        const auto spec = line.is_object() ? line.find("spec") : line.end();
+        if (spec != line.end() && spec->is_object() && spec->value("probes", nlohmann::json()).is_object())
+            m_snapshots.expectProbes(); // as the live run did from its start
+    });
     connect(&m_replay, &RunSource::serverSampled, this,
         [this](const QString& run, qint64, double running, double waiting, double kv) {
-            if (run != m_run)
-                return;
-            m_lastRunning = running;
-            m_lastWaiting = waiting;
-            m_lastKv = kv;
+            if (run == m_run)
+                m_snapshots.addServerSample(running, waiting, kv);
         });
     connect(&m_replay, &RunSource::runFinished, this, [this](const QString& run, const QByteArray& summary) {
         if (run == m_run)
@@ -77,55 +81,56 @@ void ReplayFeed::onRunStarted(const RunInfo& info)
 {
     endRun();
     m_run = info.run;
-    m_config = info.config;
-    m_model = info.model;
-    m_aggregator = std::make_unique<Aggregator>();
     m_runTimeUs = 0;
     m_nextSnapshotUs = 0;
     m_progress = {};
-    m_lastRunning = m_lastWaiting = m_lastKv = -1;
     const nlohmann::json line = nlohmann::json::parse(info.json.toStdString(), nullptr, false);
-    m_probeRestart = -1;
+    int probeRestart = -1;
+    m_ticks = line.is_object() && line.value("ticks", false);
     if (line.is_object() && line.contains("probes") && line["probes"].is_object()) {
-        m_probeRestart = line["probes"].value("restart", 0);
+        probeRestart = line["probes"].value("restart", 0);
         m_progress.expected = line["probes"].value("count", 0) * line["probes"].value("repeats", 1);
-        if (m_drift.empty())
-            m_drift.setSetIdentity(line["probes"]);
+        if (!m_snapshots.hasProbes())
+            m_snapshots.setProbeSet(line["probes"]);
     }
+    m_snapshots.beginRun(info.config, info.model, probeRestart);
     emit runStarted(m_run, ++m_runIndex, 0);
 }
 
 void ReplayFeed::onRecords(const QVector<RequestRecord>& records)
 {
-    if (!m_aggregator)
+    if (!m_snapshots.inRun())
         return;
-    // A fast replay hands over a whole run in one batch: snapshots are still
-    // taken on the run's own clock, record by record, so the charts fill as
-    // densely as they did live.
-    const qint64 cadenceUs = m_replay.speed() > 0 ? 100'000 : 500'000;
-    int probesFrom = 0;
-    for (int i = 0; i < records.size(); ++i) {
-        const RequestRecord& r = records[i];
-        const qint64 endUs = r.tSendUs + std::max<qint64>(0, r.e2eUs);
-        if (endUs >= m_nextSnapshotUs && m_progress.done > 0) {
-            if (m_probeRestart >= 0) // drift so far, up to this record
-                m_drift.add(m_config, m_model, m_probeRestart, records.mid(probesFrom, i - probesFrom));
-            probesFrom = i;
-            emitSnapshot();
-            m_nextSnapshotUs = (m_runTimeUs / cadenceUs + 1) * cadenceUs;
+    if (m_ticks) {
+        m_snapshots.addRecords(records);
+        for (const RequestRecord& r : records)
+            m_runTimeUs = std::max(m_runTimeUs, r.tSendUs + std::max<qint64>(0, r.e2eUs));
+    } else {
+        // No ticks: snapshots on the run's own clock, record by record, at the
+        // live cadence, even when a fast replay hands over a whole run at once.
+        int from = 0;
+        for (int i = 0; i < records.size(); ++i) {
+            const RequestRecord& r = records[i];
+            const qint64 endUs = r.tSendUs + std::max<qint64>(0, r.e2eUs);
+            if (endUs >= m_nextSnapshotUs && m_progress.done + i > 0) {
+                m_snapshots.addRecords(records.mid(from, i - from));
+                from = i;
+                emitSnapshot(m_runTimeUs);
+                m_nextSnapshotUs = (m_runTimeUs / kSnapshotIntervalUs + 1) * kSnapshotIntervalUs;
+            }
+            m_runTimeUs = std::max(m_runTimeUs, endUs);
         }
-        m_aggregator->add(r);
-        m_runTimeUs = std::max(m_runTimeUs, endUs);
+        m_snapshots.addRecords(records.mid(from));
+    }
+    for (const RequestRecord& r : records) {
         ++m_progress.done;
         (r.ok ? m_progress.ok : m_progress.errors) += 1;
     }
-    if (m_probeRestart >= 0)
-        m_drift.add(m_config, m_model, m_probeRestart, records.mid(probesFrom));
     m_progress.elapsedS = double(m_runTimeUs) / 1e6;
     emit progressed(m_progress);
-    if (m_runTimeUs >= m_nextSnapshotUs) {
-        emitSnapshot();
-        m_nextSnapshotUs = (m_runTimeUs / cadenceUs + 1) * cadenceUs;
+    if (!m_ticks && m_runTimeUs >= m_nextSnapshotUs) {
+        emitSnapshot(m_runTimeUs);
+        m_nextSnapshotUs = (m_runTimeUs / kSnapshotIntervalUs + 1) * kSnapshotIntervalUs;
     }
     if (m_fastUntil >= 0 && m_replay.bytesRead() >= m_fastUntil) {
         m_fastUntil = -1;
@@ -133,25 +138,27 @@ void ReplayFeed::onRecords(const QVector<RequestRecord>& records)
     }
 }
 
-void ReplayFeed::emitSnapshot()
+void ReplayFeed::onTick(const QString& run, qint64 tUs)
 {
-    RunSnapshot s = m_aggregator->snapshot(m_runTimeUs);
-    s.serverRunning = m_lastRunning;
-    s.serverWaiting = m_lastWaiting;
-    s.kvCacheUsage = m_lastKv;
-    if (!m_drift.empty()) {
-        s.probeOutputs = m_drift.outputs();
-        s.driftMismatches = m_drift.mismatches();
-    }
-    emit snapshotReady(m_run, s);
+    if (run == m_run && m_ticks && m_snapshots.inRun())
+        emitSnapshot(tUs);
+}
+
+void ReplayFeed::emitSnapshot(qint64 runTimeUs)
+{
+    emit snapshotReady(m_run, m_snapshots.snapshot(runTimeUs));
 }
 
 void ReplayFeed::endRun()
 {
-    if (!m_aggregator)
+    if (!m_snapshots.inRun())
         return;
-    emitSnapshot(); // the run's final state, as the live run's last snapshot
-    m_aggregator.reset();
+    // The run's final state, as the live run's last snapshot. With ticks the
+    // live run's last one is already in the file; one more only for what came
+    // after it (a file cut short by a kill).
+    if (!m_ticks || m_snapshots.dirty())
+        emitSnapshot(m_runTimeUs);
+    m_snapshots.endRun();
 }
 
 } // namespace ks

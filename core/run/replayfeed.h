@@ -1,9 +1,8 @@
 #pragma once
 
-#include "drift/drifttally.h"
 #include "load/loadrunner.h"
-#include "metrics/aggregator.h"
 #include "run/jsonlreplay.h"
+#include "run/runsnapshotter.h"
 
 #include <QObject>
 
@@ -13,9 +12,11 @@ namespace ks {
 
 /// Turns a saved run file into the same events a live experiment sends
 /// (ExperimentRunner's armStarted/progressed/snapshotReady/armFinished), so
-/// the dashboard fills from a file exactly as it did live. Records flow through
-/// the core Aggregator; a snapshot is taken each time the replay's run time
-/// passes another 100 ms (500 ms when replaying as fast as possible), plus one
+/// the dashboard fills from a file exactly as it did live. Records, scrapes and
+/// probe outputs flow through the core RunSnapshotter, and a snapshot is taken
+/// at each `tick` line, where the live run took one. A file without ticks
+/// (written before they existed, or by another tool) gets a snapshot each time
+/// the replay's run time passes another 100 ms of request end times, plus one
 /// at the end of every run.
 class ReplayFeed : public QObject {
     Q_OBJECT
@@ -44,23 +45,20 @@ signals:
 private:
     void onRunStarted(const RunInfo& info);
     void onRecords(const QVector<RequestRecord>& records);
-    void emitSnapshot();
+    void onTick(const QString& run, qint64 tUs);
+    void emitSnapshot(qint64 runTimeUs);
     void endRun();
 
     JsonlReplay m_replay;
     double m_speed;
     qint64 m_fastUntil = -1;
-    std::unique_ptr<Aggregator> m_aggregator;
+    RunSnapshotter m_snapshots;
     QString m_run;
-    QString m_config;
-    QString m_model;
-    int m_probeRestart = -1;
     int m_runIndex = -1;
+    bool m_ticks = false; ///< the run's snapshots are in the file
     qint64 m_runTimeUs = 0; ///< latest request end seen in this run
-    qint64 m_nextSnapshotUs = 0;
+    qint64 m_nextSnapshotUs = 0; ///< without ticks
     LoadProgress m_progress;
-    double m_lastRunning = -1, m_lastWaiting = -1, m_lastKv = -1;
-    DriftTally m_drift;
     QStringList m_issues;
 };
 

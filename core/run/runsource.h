@@ -28,6 +28,8 @@ public:
     virtual void stop() = 0;
 
 signals:
+    /// The `experiment` line (JSON text, cleaned by the reader).
+    void experimentRead(const QByteArray& json);
     void runStarted(const ks::RunInfo& info);
     void recordsReady(const QVector<ks::RequestRecord>& records);
     /// The run's stored summary line (JSON text), when the source has one.
@@ -36,6 +38,9 @@ signals:
     void serverSampled(const QString& run, qint64 tUs, double running, double waiting, double kvCacheUsage);
     /// A server lifecycle event or a line of server output (`server_event` records).
     void serverEventRead(const QString& run, const QString& event, const QString& detail);
+    /// The live run took a snapshot here (`tick` lines, µs on the run's clock):
+    /// every record and scrape of the run before it has been sent.
+    void snapshotTaken(const QString& run, qint64 tUs);
     /// A line the source could not use; replay goes on.
     void issueFound(qint64 line, const QString& message);
     void finished();

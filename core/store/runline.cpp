@@ -87,7 +87,7 @@ const FieldRule kProbeIdentity { "probes", kObj,
         { "restart", kInt }, { "repeats", kInt }, { "max_tokens", kInt }, { "concurrency", kInt } } };
 
 const std::vector<FieldRule> kRunRules { { "run", kStr }, { "config", kStr }, { "arm", kStr }, { "t0_wall", kStr },
-    { "t0_monotonic_us", kInt }, { "model", kStr }, { "knobs", kObj }, kProbeIdentity };
+    { "t0_monotonic_us", kInt }, { "model", kStr }, { "knobs", kObj }, { "ticks", kBool }, kProbeIdentity };
 
 const std::vector<FieldRule> kSummaryRules {
     { "run", kStr },
@@ -131,6 +131,8 @@ const std::vector<FieldRule> kServerRules { { "run", kStr }, { "t_us", kInt }, {
 
 const std::vector<FieldRule> kServerEventRules { { "run", kStr }, { "t_us", kInt | kNull }, { "wall", kStr },
     { "event", kStr }, { "detail", kStr } };
+
+const std::vector<FieldRule> kTickRules { { "run", kStr }, { "t_us", kInt } };
 
 const std::vector<FieldRule> kExperimentRules {
     { "schema", kInt },
@@ -339,6 +341,9 @@ RunLine readRunLine(QByteArrayView line, qint64 lineNumber, std::vector<RunFileI
     } else if (kind == "server_event") {
         out.kind = RunLine::Kind::ServerEvent;
         rules = &kServerEventRules;
+    } else if (kind == "tick") {
+        out.kind = RunLine::Kind::Tick;
+        rules = &kTickRules;
     } else {
         out.kind = RunLine::Kind::Unknown;
         return out;

@@ -22,7 +22,7 @@ struct RunFileIssue {
 /// - a line that is not a JSON object with a string `type` is skipped;
 /// - a known record whose required field is missing or of the wrong type is
 ///   skipped (request: run, id, t_send_us, ok; run, summary, server,
-///   server_event: run);
+///   server_event, tick: run; tick: t_us);
 /// - any other known field of the wrong type, or out of range, is dropped
 ///   (left empty) and the record kept;
 /// - unknown types and fields are ignored silently.
@@ -30,7 +30,7 @@ struct RunFileIssue {
 /// Objects handed on (`object`) hold only fields of the documented types, so
 /// readers may use nlohmann's typed accessors on them without a throw.
 struct RunLine {
-    enum class Kind { Blank, Skipped, Unknown, Experiment, Run, Request, Server, ServerEvent, Summary };
+    enum class Kind { Blank, Skipped, Unknown, Experiment, Run, Request, Server, ServerEvent, Summary, Tick };
     Kind kind = Kind::Blank;
     QString run; ///< the record's run label (all kinds but Experiment)
     RequestRecord request; ///< Kind::Request

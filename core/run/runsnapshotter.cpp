@@ -1,0 +1,54 @@
+#include "run/runsnapshotter.h"
+
+namespace ks {
+
+void RunSnapshotter::setProbeSet(const nlohmann::json& identity)
+{
+    m_drift.setSetIdentity(identity);
+    m_hasProbes = true;
+}
+
+void RunSnapshotter::beginRun(const QString& config, const QString& model, int probeRestart)
+{
+    m_aggregator = std::make_unique<Aggregator>();
+    m_config = config;
+    m_model = model;
+    m_probeRestart = probeRestart;
+    m_running = m_waiting = m_kvCacheUsage = -1;
+    m_dirty = false;
+}
+
+void RunSnapshotter::addRecords(const QVector<RequestRecord>& records)
+{
+    if (!m_aggregator || records.isEmpty())
+        return;
+    for (const RequestRecord& r : records)
+        m_aggregator->add(r);
+    if (m_probeRestart >= 0)
+        m_drift.add(m_config, m_model, m_probeRestart, records);
+    m_dirty = true;
+}
+
+void RunSnapshotter::addServerSample(double running, double waiting, double kvCacheUsage)
+{
+    m_running = running;
+    m_waiting = waiting;
+    m_kvCacheUsage = kvCacheUsage;
+    m_dirty = true; // queue depth moves even while nothing completes
+}
+
+RunSnapshot RunSnapshotter::snapshot(qint64 runTimeUs)
+{
+    m_dirty = false;
+    RunSnapshot s = m_aggregator->snapshot(runTimeUs);
+    s.serverRunning = m_running;
+    s.serverWaiting = m_waiting;
+    s.kvCacheUsage = m_kvCacheUsage;
+    if (m_hasProbes) {
+        s.probeOutputs = m_drift.outputs();
+        s.driftMismatches = m_drift.mismatches();
+    }
+    return s;
+}
+
+} // namespace ks
