@@ -1,7 +1,8 @@
-// knobscope run SPEC.json: a whole experiment (configurations x arms).
+// knobscope run SPEC.json: a whole experiment (configurations x arms); an
+// ad-hoc `run --base-url` comes here too, as a generated one-arm spec.
+#include "experimentcommand.h"
+
 #include "armexecution.h"
-#include "commands.h"
-#include "progressreporter.h"
 #include "run/experimentrunner.h"
 #include "util/unixsignals.h"
 
@@ -28,7 +29,13 @@ int runExperiment(
         std::fprintf(stderr, "knobscope run: %zu problem(s) in the spec; nothing was run\n", errors->size());
         return 2;
     }
-    ks::ExperimentRunner runner(std::get<ks::ExperimentSpec>(std::move(parsed)), outPath);
+    return runExperimentSpec(std::get<ks::ExperimentSpec>(std::move(parsed)), outPath, progressMode, maxErrorRate);
+}
+
+int runExperimentSpec(
+    ks::ExperimentSpec spec, const QString& outPath, ProgressReporter::Mode progressMode, double maxErrorRate)
+{
+    ks::ExperimentRunner runner(std::move(spec), outPath);
     ks::UnixSignals unixSignals;
     QEventLoop loop;
     std::unique_ptr<ProgressReporter> progress;
@@ -64,7 +71,10 @@ int runExperiment(
         if (progress)
             progress->finish();
         const auto summary = nlohmann::json::parse(json.begin(), json.end());
-        std::printf("%s\n\n", qPrintable(ks::formatSummaryTable(summary)));
+        std::printf("%s\n", qPrintable(ks::formatSummaryTable(summary)));
+        if (summary.value("status", std::string()) == "stopped")
+            std::printf("  stopped early: %d requests recorded\n", summary.value("requests", 0));
+        std::printf("\n");
         std::fflush(stdout);
         const int requests = summary.value("requests", 0);
         if (requests > 0 && summary.value("errors", 0) > maxErrorRate * requests)

@@ -1,21 +1,16 @@
-#include "armexecution.h"
 #include "commands.h"
+#include "experimentcommand.h"
 #include "loadflags.h"
-#include "metrics/percentiles.h"
-#include "progressreporter.h"
 
 #include <QCommandLineParser>
-#include <QDateTime>
 
 #include <cstdio>
 
 namespace {
 
-std::string isoNow()
-{
-    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toStdString();
-}
-
+/// The one-configuration, one-arm spec that `run --base-url` flags describe: it
+/// runs through the same ExperimentRunner as any experiment and is stored in
+/// the file's `experiment` line.
 nlohmann::json adHocSpec(const ks::LoadSpec& s, const ks::Slo& slo)
 {
     nlohmann::json arm = { { "name", "adhoc" }, { "max_tokens", s.maxTokens }, { "warmup", s.warmupRequests } };
@@ -35,21 +30,24 @@ nlohmann::json adHocSpec(const ks::LoadSpec& s, const ks::Slo& slo)
         { "target",
             { { "base_url", s.baseUrl.toString().toStdString() },
                 { "api", s.api == ks::ApiKind::Chat ? "chat" : "completions" },
-                { "api_key_env", s.apiKeyEnv.toStdString() } } },
+                { "api_key_env", s.apiKeyEnv.toStdString() }, { "verify_tls", s.verifyTls } } },
         { "configs",
             nlohmann::json::array({ { { "label", s.runLabel.toStdString() }, { "model", s.model.toStdString() },
                 { "knobs", nlohmann::json::object() } } }) },
         { "arms", nlohmann::json::array({ arm }) },
-        { "prompts", { { "source", "synthetic" }, { "input_tokens", s.inputTokens }, { "seed", s.seed } } } };
-    if (slo.any()) // so that report and compare count goodput by the same SLO later
-        spec["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };
+        { "prompts", { { "source", "synthetic" }, { "input_tokens", s.inputTokens }, { "seed", s.seed } } },
+        { "client",
+            { { "request_timeout_s", s.requestTimeoutS }, { "stall_timeout_s", s.stallTimeoutS },
+                { "threads", s.workerThreads }, { "preconnect", s.preconnect } } } };
+    // So that report and compare count goodput by the same SLO later.
+    if (slo.ttftMs > 0)
+        spec["slo"]["ttft_ms"] = slo.ttftMs;
+    if (slo.tpotMs > 0)
+        spec["slo"]["tpot_ms"] = slo.tpotMs;
     return spec;
 }
 
 } // namespace
-
-int runExperiment(
-    const QString& specPath, const QString& outPath, ProgressReporter::Mode progressMode, double maxErrorRate);
 
 int runCommand(const QStringList& arguments)
 {
@@ -111,54 +109,14 @@ int runCommand(const QStringList& arguments)
     const ks::Slo slo { parser.value(QStringLiteral("slo-ttft-ms")).toDouble(),
         parser.value(QStringLiteral("slo-tpot-ms")).toDouble() };
 
-    ks::JsonlWriter writer;
-    QString error;
-    if (!writer.open(parser.value(QStringLiteral("out")), &error)) {
-        std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
+    auto parsed = ks::parseExperimentSpec(QByteArray::fromStdString(adHocSpec(spec, slo).dump()));
+    if (auto* errors = std::get_if<std::vector<ks::SpecError>>(&parsed)) {
+        for (const ks::SpecError& e : *errors)
+            std::fprintf(stderr, "knobscope run: %s\n", qPrintable(e.toString()));
         return 2;
     }
-    writer.write({ { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
-        { "started_at", isoNow() }, { "spec", adHocSpec(spec, slo) } });
-    if (!writer.flush()) {
-        std::fprintf(stderr, "knobscope run: %s\n", qPrintable(writer.error()));
-        return 2;
-    }
-
-    ProgressReporter progress(progressMode);
-    const std::string label = spec.runLabel.toStdString();
-    const ArmOutcome outcome = executeArm(spec, &writer, progress, [&](qint64 t0) {
-        writer.write({ { "type", "run" }, { "run", label }, { "config", label }, { "arm", "adhoc" },
-            { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "knobs", nlohmann::json::object() },
-            { "model", spec.model.toStdString() } });
-        writer.flush();
-    });
-    if (!outcome.error.isEmpty()) {
-        std::fprintf(stderr, "knobscope run: %s\n", qPrintable(outcome.error));
-        return 2;
-    }
-    nlohmann::json summary = ks::summarizeRun(
-        spec.runLabel, spec.runLabel, QStringLiteral("adhoc"), outcome.records, slo, ks::clientLoadOf(outcome.result));
-    if (!outcome.result.stats.connectMs.empty())
-        summary["connect_ms"] = ks::percentile(outcome.result.stats.connectMs, 50);
-    summary["interrupted"] = outcome.interrupted;
-    nlohmann::json line = summary;
-    line["type"] = "summary";
-    writer.write(line);
-    writer.close();
-
-    std::printf("%s\n", qPrintable(ks::formatSummaryTable(summary)));
-    if (outcome.interrupted)
-        std::printf("  stopped early: %zu requests recorded\n", outcome.records.size());
-    std::fflush(stdout);
-    if (writer.failed()) {
-        // The summary above is all there is of this run's end: say so, and fail.
-        std::fprintf(stderr,
-            "knobscope run: %s\nknobscope run: the run stopped there; the file keeps every line written before "
-            "the failure, but not this summary\n",
-            qPrintable(writer.error()));
-        return 1;
-    }
-    const int requests = summary["requests"].get<int>();
-    const double errorRate = requests > 0 ? summary["errors"].get<double>() / requests : 0;
-    return errorRate > parser.value(QStringLiteral("max-error-rate")).toDouble() ? 1 : 0;
+    ks::ExperimentSpec experiment = std::get<ks::ExperimentSpec>(std::move(parsed));
+    experiment.adHoc = true;
+    return runExperimentSpec(std::move(experiment), parser.value(QStringLiteral("out")), progressMode,
+        parser.value(QStringLiteral("max-error-rate")).toDouble());
 }

@@ -76,6 +76,19 @@ MainWindow::MainWindow(QWidget* parent)
 
     connectFeed(m_controller);
     connect(m_controller, &RunController::finished, this, &MainWindow::onFinished);
+    connect(m_controller, &RunController::experimentStarted, this, [this](const QByteArray& json) {
+        auto file = std::make_shared<RunFile>();
+        file->experiment = nlohmann::json::parse(json.toStdString(), nullptr, false);
+        m_liveFile = std::move(file);
+    });
+    connect(m_controller, &RunController::runRecorded, this, [this](std::shared_ptr<const RunData> run) {
+        if (!m_liveFile)
+            return;
+        auto file = std::make_shared<RunFile>(*m_liveFile); // the pages still hold the previous one
+        file->runs.push_back(*run);
+        m_liveFile = file;
+        m_loader->show(m_liveFile, m_runFile); // Compare and Drift follow the experiment arm by arm
+    });
     connect(m_document, &ExperimentDocument::changed, this, &MainWindow::updateTitle);
     m_live->setCumulative(m_settings->chartsCumulative());
     connect(m_live, &LivePage::cumulativeToggled, m_settings, &Settings::setChartsCumulative);
@@ -281,6 +294,7 @@ void MainWindow::run()
     const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
     m_runFile = QDir(dir).filePath(QStringLiteral("%1-%2.jsonl").arg(spec.name, stamp));
     m_live->clear();
+    m_liveFile.reset();
     m_currentRun.clear();
     m_experimentClock.start();
     log(tr("Running %1 into %2").arg(spec.name, m_runFile));
@@ -348,8 +362,6 @@ void MainWindow::onRunFinished(const QString& run, const QByteArray& summaryJson
     if (summary.is_discarded())
         return;
     m_live->runFinished(run, summary);
-    if (isRunning() && !m_runFile.isEmpty())
-        m_loader->load(m_runFile); // Compare and Drift follow the experiment arm by arm
     QString line = tr("Finished %1: %2").arg(run, QString::fromStdString(summary.value("status", std::string())));
     for (const auto& w : summary.value("warnings", nlohmann::json::array()))
         line += QStringLiteral("\n  warning: ") + QString::fromStdString(w.get<std::string>());
@@ -364,7 +376,8 @@ void MainWindow::onFinished(const QString& message)
     m_status->setText(
         tr("%1 · %2 · run file %3").arg(done, clock(double(m_experimentClock.elapsed()) / 1000.0), m_runFile));
     log(message.isEmpty() ? done : done + QStringLiteral(":\n") + message);
-    m_loader->load(m_runFile);
+    if (!m_liveFile || m_liveFile->runs.empty())
+        m_loader->load(m_runFile); // nothing was recorded: the file says why (or that it is empty)
     emit runEnded(message);
     if (m_closeWhenStopped)
         close();

@@ -23,6 +23,7 @@ class LivePage;
 class ReplayBar;
 class ReplayController;
 class RunFileLoader;
+struct RunFile;
 struct LoadedRunFile;
 class RunController;
 class RunFeed;
@@ -46,6 +47,8 @@ public:
     void stop();
     bool isRunning() const;
     QString runFilePath() const { return m_runFile; }
+    /// What the running (or last) experiment recorded, as the Compare and Drift pages got it.
+    std::shared_ptr<const RunFile> liveRunFile() const { return m_liveFile; }
     /// Replays a saved run file on the Live page and fills Compare and Drift from it.
     void openRunFile(const QString& path);
     /// Compares the open run file with another one (Compare and Drift; the Live page keeps the first).
@@ -107,6 +110,9 @@ private:
     QAction* m_stopAction = nullptr;
     QString m_specPath;
     QString m_runFile;
+    /// The experiment running now, as far as it got: what the runner wrote,
+    /// handed over run by run, never read back from the file it is writing.
+    std::shared_ptr<const RunFile> m_liveFile;
     QString m_currentRun;
     int m_runIndex = 0;
     int m_runTotal = 0;

@@ -34,6 +34,8 @@ void RunController::start(const ExperimentSpec& spec, const QString& outPath)
     connect(runner, &ExperimentRunner::snapshotReady, this, &RunController::snapshotReady);
     connect(runner, &ExperimentRunner::armFinished, this, &RunController::runFinished);
     connect(runner, &ExperimentRunner::serverLine, this, &RunController::serverLine);
+    connect(runner, &ExperimentRunner::experimentStarted, this, &RunController::experimentStarted);
+    connect(runner, &ExperimentRunner::runRecorded, this, &RunController::runRecorded);
     connect(runner, &ExperimentRunner::finished, this, [this](const QString& message) {
         cleanUp();
         emit finished(message);

@@ -2,9 +2,12 @@
 
 #include "run/experimentspec.h"
 #include "runfeed.h"
+#include "store/runfile.h"
 
 #include <QPointer>
 #include <QThread>
+
+#include <memory>
 
 namespace ks {
 
@@ -24,6 +27,12 @@ public:
     void stop();
     bool isRunning() const { return m_thread != nullptr; }
     QString outPath() const { return m_outPath; }
+
+signals:
+    /// The run file's `experiment` line, and then each finished run as the file
+    /// holds it: the window follows the experiment without reading the file back.
+    void experimentStarted(const QByteArray& json);
+    void runRecorded(std::shared_ptr<const ks::RunData> run);
 
 private:
     void cleanUp();

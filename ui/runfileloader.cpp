@@ -85,27 +85,48 @@ void RunFileLoader::load(const QStringList& paths, const QString& baseline, bool
             result->file = std::make_shared<RunFile>(std::move(files[0]));
         }
         report(85, tr("Comparing configurations"));
-        CompareOptions quick;
-        quick.baseline = baseline;
-        quick.resamples = 0;
-        result->compare = compareRuns(*result->file, quick, &error);
-        result->hasProbes = !passes.empty();
-        if (result->hasProbes) {
-            const QStringList problems = result->drift.problems;
-            result->drift = analyzeDrift(passes, set);
-            result->drift.problems = problems;
-        }
-        report(100, tr("Computing 95 % intervals"));
-        deliver(generation, result);
-        if (!withIntervals || generation != m_generation)
-            return;
-        auto full = std::make_shared<LoadedRunFile>(*result);
-        CompareOptions options;
-        options.baseline = baseline;
-        full->compare = compareRuns(*full->file, options, &error);
-        full->intervals = true;
-        deliver(generation, full);
+        analyze(generation, result, std::move(passes), set, withIntervals);
     });
+}
+
+void RunFileLoader::show(std::shared_ptr<const RunFile> file, const QString& path)
+{
+    const quint64 generation = ++m_generation;
+    const QString baseline = m_current ? m_current->baseline : QString();
+    startJob([this, generation, file, path, baseline] {
+        auto result = std::make_shared<LoadedRunFile>();
+        result->path = path;
+        result->baseline = baseline;
+        result->file = file;
+        nlohmann::json set;
+        std::vector<ProbePass> passes = probePassesOf(*file, 0, &set);
+        analyze(generation, result, std::move(passes), set, true);
+    });
+}
+
+void RunFileLoader::analyze(quint64 generation, std::shared_ptr<LoadedRunFile> result, std::vector<ProbePass> passes,
+    const nlohmann::json& set, bool withIntervals)
+{
+    QString error;
+    CompareOptions quick;
+    quick.baseline = result->baseline;
+    quick.resamples = 0;
+    result->compare = compareRuns(*result->file, quick, &error);
+    result->hasProbes = !passes.empty();
+    if (result->hasProbes) {
+        const QStringList problems = result->drift.problems;
+        result->drift = analyzeDrift(passes, set);
+        result->drift.problems = problems;
+    }
+    deliver(generation, result);
+    if (!withIntervals || generation != m_generation)
+        return;
+    auto full = std::make_shared<LoadedRunFile>(*result);
+    CompareOptions options;
+    options.baseline = result->baseline;
+    full->compare = compareRuns(*full->file, options, &error);
+    full->intervals = true;
+    deliver(generation, full);
 }
 
 void RunFileLoader::setBaseline(const QString& baseline)

@@ -41,6 +41,9 @@ public:
     }
     /// Two files: compared as one (configurations labelled "LABEL @FILE"), drift across both.
     void load(const QStringList& paths, const QString& baseline = {}, bool withIntervals = true);
+    /// Compares a run file already in memory (the experiment running now, as
+    /// far as it got), against the current baseline; `path` names it.
+    void show(std::shared_ptr<const RunFile> file, const QString& path);
     /// Recomputes the comparison of the current file against another baseline.
     void setBaseline(const QString& baseline);
     std::shared_ptr<const LoadedRunFile> current() const { return m_current; }
@@ -52,6 +55,10 @@ signals:
 private:
     void startJob(std::function<void()> job);
     void deliver(quint64 generation, std::shared_ptr<const LoadedRunFile> result);
+    /// In the worker: comparison and drift of `result->file`, delivered without
+    /// intervals first, then (unless `withIntervals` is false) with them.
+    void analyze(quint64 generation, std::shared_ptr<LoadedRunFile> result, std::vector<ProbePass> passes,
+        const nlohmann::json& set, bool withIntervals);
 
     std::atomic<quint64> m_generation { 0 }; ///< worker threads read it to drop work nobody will see
     std::shared_ptr<const LoadedRunFile> m_current;

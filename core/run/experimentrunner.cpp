@@ -76,6 +76,7 @@ ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject
     , m_snapshotTimer(this)
 {
     qRegisterMetaType<RunSnapshot>();
+    qRegisterMetaType<std::shared_ptr<const RunData>>();
     m_snapshotTimer.setInterval(int(kSnapshotIntervalUs / 1000));
     connect(&m_snapshotTimer, &QTimer::timeout, this, [this] {
         if (m_progressDirty) {
@@ -101,13 +102,15 @@ QString ExperimentRunner::start()
     }
     if (!m_writer.open(m_outPath, &error))
         return error;
-    m_writer.write({ { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
-        { "started_at", isoNow() }, { "spec", redactSpec(m_spec.raw) } });
+    const nlohmann::json experiment = { { "type", "experiment" }, { "schema", 1 },
+        { "tool", "knobscope " KNOBSCOPE_VERSION }, { "started_at", isoNow() }, { "spec", redactSpec(m_spec.raw) } };
+    m_writer.write(experiment);
     if (!m_writer.flush()) {
         const QString problem = m_writer.error();
         m_writer.close();
         return problem;
     }
+    emit experimentStarted(QByteArray::fromStdString(experiment.dump()));
     QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
     return {};
 }
@@ -304,6 +307,7 @@ void ExperimentRunner::startArm()
         }
         m_writer.write(line);
         flushFile();
+        m_runLine = std::move(line);
         m_scraper = std::make_unique<MetricsScraper>(m_spec.baseUrl, t0);
         connect(m_scraper.get(), &MetricsScraper::sampled, this, &ExperimentRunner::writeServerSample);
         connect(m_scraper.get(), &MetricsScraper::unavailable, this, [this](const QString& reason) {
@@ -415,6 +419,7 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     } else {
         summary["status"] = result.stopped ? "stopped" : "completed";
     }
+    summary["interrupted"] = m_stopRequested; // Stop, Ctrl-C or a failed write
     if (!result.stats.connectMs.empty())
         summary["connect_ms"] = percentile(result.stats.connectMs, 50);
     nlohmann::json line = summary;
@@ -424,6 +429,14 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     if (m_writer.failed())
         m_unsavedSummaries << m_run;
     emit armFinished(m_run, QByteArray::fromStdString(summary.dump()));
+    auto recorded = std::make_shared<RunData>();
+    recorded->run = m_run;
+    recorded->config = config.label;
+    recorded->arm = m_armName;
+    recorded->info = std::exchange(m_runLine, nlohmann::json());
+    recorded->summary = std::move(line);
+    recorded->requests = std::exchange(m_records, {});
+    emit runRecorded(recorded);
     m_load.release()->deleteLater();
     ++m_arm;
     QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection);

@@ -7,6 +7,7 @@
 #include "run/runsnapshotter.h"
 #include "run/serverlauncher.h"
 #include "store/jsonlwriter.h"
+#include "store/runfile.h"
 
 #include <QObject>
 #include <QTimer>
@@ -39,12 +40,17 @@ public:
     QString fileError() const { return m_writer.error(); }
 
 signals:
+    /// The `experiment` line as written, before the first arm.
+    void experimentStarted(const QByteArray& json);
     void armStarted(const QString& run, int index, int total);
     /// Progress of the current arm, at most 10 times a second (with the snapshots).
     void progressed(const ks::LoadProgress& progress);
     /// Live statistics of the current arm, at most 10 times a second.
     void snapshotReady(const QString& run, const ks::RunSnapshot& snapshot);
     void armFinished(const QString& run, const QByteArray& summaryJson);
+    /// A finished run as the file holds it (run line, records, summary), so a
+    /// window shows it without reading back the file that is still being written.
+    void runRecorded(std::shared_ptr<const ks::RunData> run);
     void serverLine(const QString& line);
     /// `message` is empty on success; otherwise what went wrong (the run file
     /// stays valid). A failed write of the run file stops the run and comes first.
@@ -88,6 +94,7 @@ private:
     std::shared_ptr<const ProbeSet> m_probeSet;
     qint64 m_t0Us = 0;
     std::vector<RequestRecord> m_records;
+    nlohmann::json m_runLine; ///< of the current arm, as written
     RunSnapshotter m_snapshots;
     QTimer m_snapshotTimer;
     LoadProgress m_lastProgress;
@@ -121,3 +128,5 @@ int peakInFlight(const std::vector<RequestRecord>& records);
 QString gentleWarning(const std::vector<RequestRecord>& records, std::optional<int> maxNumSeqs);
 
 } // namespace ks
+
+Q_DECLARE_METATYPE(std::shared_ptr<const ks::RunData>)

@@ -352,6 +352,20 @@ void readOptional(Checker& c, const json& doc, ExperimentSpec& spec)
     }
 }
 
+void readClient(Checker& c, const json& doc, ExperimentSpec& spec)
+{
+    const auto client = doc.find("client");
+    const QString path = QStringLiteral("client");
+    if (client == doc.end() || !c.isObject(*client, path))
+        return;
+    c.rejectUnknown(*client, path, { "request_timeout_s", "stall_timeout_s", "threads", "preconnect" });
+    ClientSpec& s = spec.client;
+    s.requestTimeoutS = c.number(*client, path, "request_timeout_s", false, 0).value_or(s.requestTimeoutS);
+    s.stallTimeoutS = c.number(*client, path, "stall_timeout_s", false, 0).value_or(s.stallTimeoutS);
+    s.workerThreads = c.integer(*client, path, "threads", false, 0).value_or(s.workerThreads);
+    s.preconnect = c.boolean(*client, path, "preconnect").value_or(s.preconnect);
+}
+
 void checkPlaceholders(Checker& c, const ExperimentSpec& spec)
 {
     if (!spec.server)
@@ -425,6 +439,10 @@ LoadSpec ExperimentSpec::targetLoadSpec(const ConfigSpec& config) const
     load.apiKeyEnv = apiKeyEnv;
     load.verifyTls = verifyTls;
     load.seed = seed;
+    load.requestTimeoutS = client.requestTimeoutS;
+    load.stallTimeoutS = client.stallTimeoutS;
+    load.workerThreads = client.workerThreads;
+    load.preconnect = client.preconnect;
     return load;
 }
 
@@ -440,7 +458,7 @@ LoadSpec ExperimentSpec::loadSpec(const ConfigSpec& config, const ArmSpec& arm) 
     load.warmupRequests = arm.warmup;
     load.maxTokens = arm.maxTokens;
     load.inputTokens = arm.inputTokens > 0 ? arm.inputTokens : inputTokens;
-    load.runLabel = config.label + QLatin1Char('/') + arm.name;
+    load.runLabel = adHoc ? config.label : config.label + QLatin1Char('/') + arm.name;
     return load;
 }
 
@@ -478,13 +496,14 @@ std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const Q
     ExperimentSpec spec;
     if (!c.isObject(doc, {}))
         return c.errors;
-    c.rejectUnknown(doc, {}, { "name", "target", "server", "configs", "arms", "prompts", "probes", "slo" });
+    c.rejectUnknown(doc, {}, { "name", "target", "server", "configs", "arms", "prompts", "probes", "slo", "client" });
     spec.name = c.string(doc, {}, "name", true).value_or(QString());
     readTarget(c, doc, spec);
     readServer(c, doc, spec);
     readConfigs(c, doc, spec);
     readArms(c, doc, spec);
     readOptional(c, doc, spec);
+    readClient(c, doc, spec);
     checkPlaceholders(c, spec);
     if (!c.errors.empty())
         return c.errors;

@@ -53,6 +53,14 @@ struct ProbeSpec {
     int concurrency = 1;
 };
 
+/// How the load generator behaves, whatever the target (`client` in the spec).
+struct ClientSpec {
+    double requestTimeoutS = 600;
+    double stallTimeoutS = 60;
+    int workerThreads = 0; ///< 0: chosen from the load
+    bool preconnect = true;
+};
+
 /// A validated experiment (DESIGN.md section 4; docs/experiments.md).
 struct ExperimentSpec {
     QString name;
@@ -67,7 +75,11 @@ struct ExperimentSpec {
     quint64 seed = 1;
     std::optional<ProbeSpec> probes;
     Slo slo;
+    ClientSpec client;
     nlohmann::json raw; ///< the spec as given, for the run file
+    /// `knobscope run --base-url`: one configuration and one arm, whose run is
+    /// named by the configuration's label alone (`--label`). Not in the JSON.
+    bool adHoc = false;
 
     /// The server argv for one configuration, placeholders filled.
     QStringList serverCommand(const ConfigSpec& config) const;

@@ -6,6 +6,7 @@
 #include "mainwindow.h"
 #include "metrics/runsummary.h"
 #include "runcontroller.h"
+#include "runfileloader.h"
 #include "store/runfile.h"
 
 #include "common/freeport.h"
@@ -96,6 +97,14 @@ private slots:
         const QVector<QPointF> cumulative = ttft->points(QStringLiteral("mns4/p50/c"));
         QVERIFY(!cumulative.isEmpty());
         QCOMPARE(cumulative.back().y(), summary["ttft_ms"]["p50"].get<double>());
+
+        // Compare followed the run from what the runner handed over, not by
+        // reading back the file it was writing: the page's file is that object.
+        QTRY_VERIFY_WITH_TIMEOUT(window.loader()->current() && window.loader()->current()->intervals, 30000);
+        QVERIFY(window.liveRunFile());
+        QCOMPARE(window.loader()->current()->file.get(), window.liveRunFile().get());
+        QCOMPARE(window.liveRunFile()->runs.at(0).requests.size(), std::size_t(64));
+        QCOMPARE(window.liveRunFile()->runs.at(0).summary.value("ok", 0), 64);
 
         // The queue built up at mns 4 with 8 clients, and the chart shows it.
         const QVector<QPointF> waiting
