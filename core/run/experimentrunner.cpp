@@ -2,6 +2,7 @@
 
 #include "metrics/percentiles.h"
 #include "store/recordjson.h"
+#include "store/runline.h"
 #include "util/redact.h"
 
 #include <QDateTime>
@@ -286,7 +287,6 @@ void ExperimentRunner::startArm()
                                     : m_spec.loadSpec(config, m_spec.arms[m_arm]);
     m_armName = probePass ? probeRunName(m_probeRestart) : m_spec.arms[m_arm].name;
     m_run = load.runLabel;
-    m_records.clear();
     m_snapshots.beginRun(config.label, config.model, m_probeRestart);
     m_maxWaiting = m_maxRunning = -1;
     m_samples = m_samplesWaiting = 0;
@@ -305,6 +305,8 @@ void ExperimentRunner::startArm()
             line["probes"]["max_tokens"] = m_spec.probes->maxTokens;
             line["probes"]["concurrency"] = m_spec.probes->concurrency;
         }
+        flushFile();
+        m_runOffset = m_writer.bytesWritten(); // the arm's lines start here (readBackRecords)
         m_writer.write(line);
         flushFile();
         m_runLine = std::move(line);
@@ -329,7 +331,6 @@ void ExperimentRunner::startArm()
     connect(m_load.get(), &LoadRunner::recordsReady, this, [this](const QVector<RequestRecord>& batch) {
         for (const RequestRecord& r : batch) {
             m_writer.write(toJson(r));
-            m_records.push_back(r);
         }
         m_snapshots.addRecords(batch);
         flushFile();
@@ -355,6 +356,26 @@ void ExperimentRunner::takeSnapshot()
     const qint64 runTimeUs = monotonicUs() - m_t0Us;
     m_writer.write({ { "type", "tick" }, { "run", text(m_run) }, { "t_us", runTimeUs } });
     emit snapshotReady(m_run, m_snapshots.snapshot(runTimeUs));
+}
+
+std::vector<RequestRecord> ExperimentRunner::readBackRecords()
+{
+    std::vector<RequestRecord> records;
+    std::vector<RunFileIssue> issues;
+    qint64 line = 0;
+    QString error;
+    const QString run = m_run;
+    m_writer.readBack(
+        m_runOffset,
+        [&](QByteArrayView text) {
+            RunLine decoded = readRunLine(text, ++line, issues, &run);
+            if (decoded.kind == RunLine::Kind::Request && decoded.run == run)
+                records.push_back(std::move(decoded.request));
+        },
+        &error);
+    if (!error.isEmpty())
+        m_problems << error;
+    return records;
 }
 
 void ExperimentRunner::writeServerSample(const ServerSample& s)
@@ -388,15 +409,17 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
         m_snapshots.endRun();
     }
     const ConfigSpec& config = m_spec.configs[m_config];
-    nlohmann::json summary = summarizeRun(m_run, config.label, m_armName, m_records, m_spec.slo, clientLoadOf(result));
+    flushFile();
+    std::vector<RequestRecord> records = readBackRecords();
+    nlohmann::json summary = summarizeRun(m_run, config.label, m_armName, records, m_spec.slo, clientLoadOf(result));
     const auto mns = config.knobText(QStringLiteral("max_num_seqs"));
     // Probe passes are gentle on purpose: the check is for load arms.
     const bool gentle = m_probeRestart < 0
-        && isGentleArm(m_records, m_samples, m_samplesWaiting, mns ? std::optional<int>(mns->toInt()) : std::nullopt);
+        && isGentleArm(records, m_samples, m_samplesWaiting, mns ? std::optional<int>(mns->toInt()) : std::nullopt);
     if (m_probeRestart >= 0)
         summary["drift"] = m_snapshots.drift().runSummary(config.label, m_probeRestart, int(m_probeSet->probes.size()));
     summary["gentle"] = gentle;
-    summary["peak_in_flight"] = peakInFlight(m_records);
+    summary["peak_in_flight"] = peakInFlight(records);
     summary["server"] = { { "max_waiting", m_maxWaiting >= 0 ? nlohmann::json(m_maxWaiting) : nlohmann::json(nullptr) },
         { "max_running", m_maxRunning >= 0 ? nlohmann::json(m_maxRunning) : nlohmann::json(nullptr) },
         { "samples", m_samples },
@@ -411,7 +434,7 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
             + std::to_string(m_scraper->longestGapMs()) + " ms); queue-depth charts have gaps there");
     if (gentle)
         summary["warnings"].push_back(
-            text(gentleWarning(m_records, mns ? std::optional<int>(mns->toInt()) : std::nullopt)));
+            text(gentleWarning(records, mns ? std::optional<int>(mns->toInt()) : std::nullopt)));
     if (!m_armProblem.isEmpty()) {
         summary["status"] = "server_exited";
         summary["warnings"].push_back("the server exited during this arm: " + text(m_armProblem));
@@ -435,7 +458,7 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     recorded->arm = m_armName;
     recorded->info = std::exchange(m_runLine, nlohmann::json());
     recorded->summary = std::move(line);
-    recorded->requests = std::exchange(m_records, {});
+    recorded->requests = std::move(records);
     emit runRecorded(recorded);
     m_load.release()->deleteLater();
     ++m_arm;

@@ -69,6 +69,9 @@ private:
     /// Writes the instant into the file as a `tick` line and sends the snapshot.
     void takeSnapshot();
     void onArmFinished(const LoadResult& result);
+    /// The arm's records as the file holds them: the file is the store, so a
+    /// long arm keeps no record in memory, and the summary is exact.
+    std::vector<RequestRecord> readBackRecords();
     void endConfig();
     void finishExperiment();
     void serverEvent(const QString& event, const QString& detail);
@@ -93,8 +96,8 @@ private:
     bool m_restartedForProbes = false;
     std::shared_ptr<const ProbeSet> m_probeSet;
     qint64 m_t0Us = 0;
-    std::vector<RequestRecord> m_records;
     nlohmann::json m_runLine; ///< of the current arm, as written
+    qint64 m_runOffset = 0; ///< where the current arm's lines start in the file
     RunSnapshotter m_snapshots;
     QTimer m_snapshotTimer;
     LoadProgress m_lastProgress;

@@ -26,7 +26,8 @@ bool JsonlWriter::open(const QString& path, QString* error)
     m_written = 0;
     m_file.setFileName(path);
     // Unbuffered: flush() hands whole lines to the kernel in one write of its own.
-    if (!m_file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Unbuffered)) {
+    // Readable too: the runner reads an arm's lines back for its summary (readBack).
+    if (!m_file.open(QIODevice::ReadWrite | QIODevice::Truncate | QIODevice::Unbuffered)) {
         *error = QStringLiteral("cannot write %1: %2").arg(path, m_file.errorString());
         return false;
     }
@@ -83,6 +84,34 @@ bool JsonlWriter::close()
     const bool ok = flush();
     m_file.close();
     return ok;
+}
+
+bool JsonlWriter::readBack(qint64 from, const std::function<void(QByteArrayView line)>& onLine, QString* error) const
+{
+    if (!m_file.isOpen()) {
+        *error = QStringLiteral("the run file %1 is closed").arg(m_path);
+        return false;
+    }
+    constexpr std::size_t kChunk = std::size_t(1) << 20;
+    std::string buffer;
+    std::string chunk(kChunk, '\0');
+    for (qint64 at = from; at < m_written;) {
+        const ssize_t n = ::pread(m_file.handle(), chunk.data(), std::min<qint64>(kChunk, m_written - at), at);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            *error = QStringLiteral("cannot read back the run file %1: %2")
+                         .arg(m_path, QString::fromLocal8Bit(std::strerror(n < 0 ? errno : EIO)));
+            return false;
+        }
+        at += n;
+        buffer.append(chunk.data(), std::size_t(n));
+        std::size_t start = 0;
+        for (std::size_t end; (end = buffer.find('\n', start)) != std::string::npos; start = end + 1)
+            onLine(QByteArrayView(buffer.data() + start, qsizetype(end - start)));
+        buffer.erase(0, start);
+    }
+    return true;
 }
 
 bool JsonlWriter::fail(const QString& why)

@@ -1,10 +1,12 @@
 #pragma once
 
+#include <QByteArrayView>
 #include <QFile>
 #include <QString>
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 
 namespace ks {
@@ -36,6 +38,13 @@ public:
     /// Empty while all is well; otherwise what went wrong, naming the file.
     QString error() const { return m_error; }
     QString path() const { return m_path; }
+    /// Bytes of whole lines in the file so far (what flush() got out).
+    qint64 bytesWritten() const { return m_written; }
+    /// Reads back the lines written from byte `from` on (a position
+    /// bytesWritten() gave after a flush), through the writer's own descriptor,
+    /// so it works even if the file lost its name. False, with `error`, when a
+    /// read fails.
+    bool readBack(qint64 from, const std::function<void(QByteArrayView line)>& onLine, QString* error) const;
 
 private:
     bool fail(const QString& why);
