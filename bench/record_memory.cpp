@@ -36,7 +36,7 @@ int main()
         r.itlUs.assign(255, 25000); // 256 tokens: 255 gaps
         r.outTokens = 256;
         r.ok = true;
-        r.outputSha256 = QByteArray(64, 'a') + QByteArray::number(i % 10); // a distinct buffer per record
+        r.outputSha256 = QByteArray(32, '\xaa') + QByteArray::number(i % 10); // a distinct buffer per record
         r.outputSha256.chop(1);
         records.push_back(std::move(r));
     }

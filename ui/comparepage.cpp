@@ -44,7 +44,9 @@ const nlohmann::json* armOf(const nlohmann::json& compare, const QString& arm)
 std::vector<double> valuesOf(const RunData& run, const QString& key)
 {
     std::vector<double> v;
-    for (const RequestRecord& r : run.requests) {
+    const RequestTable& t = run.requests;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const RequestTimes r = t.times(i);
         if (!r.ok || r.warmup)
             continue;
         if (key == QLatin1String("ttft_ms") && r.ttftUs >= 0)
@@ -54,7 +56,7 @@ std::vector<double> valuesOf(const RunData& run, const QString& key)
         else if (key == QLatin1String("e2e_ms"))
             v.push_back(double(r.e2eUs) / 1000.0);
         else if (key == QLatin1String("itl_ms"))
-            for (std::int32_t gap : r.itlUs)
+            for (std::int32_t gap : t.itl(i))
                 v.push_back(double(gap) / 1000.0);
     }
     return v;

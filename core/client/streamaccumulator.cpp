@@ -97,9 +97,9 @@ RequestRecord StreamAccumulator::finish(qint64 nowUs, const QString& transportEr
         fail(ErrorReason::kNoTokens, QStringLiteral("the stream carried no token on any channel"));
     m_record.outTokensFromUsage = m_usageTokens >= 0;
     m_record.outTokens = m_usageTokens >= 0 ? m_usageTokens : m_tokenEvents;
-    m_record.outputSha256 = m_hash.result().toHex();
+    m_record.outputSha256 = m_hash.result();
     if (m_sawReasoning)
-        m_record.reasoningSha256 = m_reasoningHash.result().toHex();
+        m_record.reasoningSha256 = m_reasoningHash.result();
     m_record.ok = m_record.error.isEmpty();
     return std::move(m_record);
 }

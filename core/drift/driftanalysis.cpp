@@ -74,8 +74,9 @@ ProbeOutput probeOutputOf(const RequestRecord& r, bool withText)
     o.order = r.id;
     o.ok = r.ok;
     o.error = r.error;
-    o.contentSha256 = r.outputSha256;
-    o.reasoningSha256 = r.reasoningSha256;
+    // Records hold raw digests; the drift report and its pages show hex.
+    o.contentSha256 = r.outputSha256.toHex();
+    o.reasoningSha256 = r.reasoningSha256.toHex();
     if (withText) {
         o.content = r.outputText;
         o.reasoning = r.reasoningText;

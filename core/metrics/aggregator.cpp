@@ -1,7 +1,6 @@
 #include "metrics/aggregator.h"
 
 #include <algorithm>
-#include <numeric>
 
 namespace ks {
 
@@ -26,16 +25,12 @@ void Aggregator::add(const RequestRecord& r)
     c.itlMs.reserve(r.itlUs.size());
     for (std::int32_t gap : r.itlUs)
         c.itlMs.push_back(double(gap) / 1000.0);
-    if (c.ttftMs >= 0) {
-        m_ttftNew.push_back(c.ttftMs);
-        m_ttftSum += c.ttftMs;
-    }
-    if (c.tpotMs >= 0) {
-        m_tpotNew.push_back(c.tpotMs);
-        m_tpotSum += c.tpotMs;
-    }
-    m_itlNew.insert(m_itlNew.end(), c.itlMs.begin(), c.itlMs.end());
-    m_itlSum += std::accumulate(c.itlMs.begin(), c.itlMs.end(), 0.0);
+    if (c.ttftMs >= 0)
+        m_ttft.add(c.ttftMs);
+    if (c.tpotMs >= 0)
+        m_tpot.add(c.tpotMs);
+    for (double gap : c.itlMs)
+        m_itl.add(gap);
     // Records arrive nearly in completion order: insert from the back.
     auto pos = m_window.end();
     while (pos != m_window.begin() && std::prev(pos)->endUs > c.endUs)
@@ -43,45 +38,16 @@ void Aggregator::add(const RequestRecord& r)
     m_window.insert(pos, std::move(c));
 }
 
-void Aggregator::mergeSorted(std::vector<double>& sorted, std::vector<double>& pending)
-{
-    if (pending.empty())
-        return;
-    std::sort(pending.begin(), pending.end());
-    const auto middle = sorted.size();
-    sorted.insert(sorted.end(), pending.begin(), pending.end());
-    std::inplace_merge(sorted.begin(), sorted.begin() + std::ptrdiff_t(middle), sorted.end());
-    pending.clear();
-}
-
-PercentileSummary Aggregator::summaryOfSorted(const std::vector<double>& sorted, double sum)
-{
-    PercentileSummary s;
-    if (sorted.empty())
-        return s;
-    s.p50 = percentileOfSorted(sorted, 50);
-    s.p90 = percentileOfSorted(sorted, 90);
-    s.p95 = percentileOfSorted(sorted, 95);
-    s.p99 = percentileOfSorted(sorted, 99);
-    s.max = sorted.back();
-    s.mean = sum / double(sorted.size());
-    s.count = int(sorted.size());
-    return s;
-}
-
 RunSnapshot Aggregator::snapshot(qint64 nowUs)
 {
     while (!m_window.empty() && m_window.front().endUs <= nowUs - m_windowUs)
         m_window.pop_front();
-    mergeSorted(m_ttftSorted, m_ttftNew);
-    mergeSorted(m_tpotSorted, m_tpotNew);
-    mergeSorted(m_itlSorted, m_itlNew);
 
     RunSnapshot s = m_counts;
     s.atS = double(nowUs) / 1e6;
-    s.ttftMs = summaryOfSorted(m_ttftSorted, m_ttftSum);
-    s.tpotMs = summaryOfSorted(m_tpotSorted, m_tpotSum);
-    s.itlMs = summaryOfSorted(m_itlSorted, m_itlSum);
+    s.ttftMs = m_ttft.summary();
+    s.tpotMs = m_tpot.summary();
+    s.itlMs = m_itl.summary();
 
     std::vector<double>& ttft = m_windowTtft;
     std::vector<double>& tpot = m_windowTpot;

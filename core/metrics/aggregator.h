@@ -1,5 +1,6 @@
 #pragma once
 
+#include "metrics/loghistogram.h"
 #include "metrics/percentiles.h"
 #include "metrics/requestrecord.h"
 
@@ -38,6 +39,12 @@ struct RunSnapshot {
 /// Folds request records (in any order) into cumulative and rolling-window
 /// statistics. Warm-up requests are excluded; errors are counted
 /// but never enter latency percentiles (DESIGN.md section 5).
+///
+/// Memory is bounded however long the run: cumulative percentiles come from
+/// log-linear histograms (within LogHistogram::kRelativeError of the exact
+/// value; count, mean and max exact), the window keeps only its own
+/// completions. The exact figures are recomputed from the run file at the end
+/// (summarizeRun).
 class Aggregator {
 public:
     explicit Aggregator(double windowS = 10.0);
@@ -54,15 +61,10 @@ private:
         int outTokens;
         std::vector<double> itlMs;
     };
-    static void mergeSorted(std::vector<double>& sorted, std::vector<double>& pending);
-    static PercentileSummary summaryOfSorted(const std::vector<double>& sorted, double sum);
-
     qint64 m_windowUs;
     std::deque<Completed> m_window; ///< ordered by endUs
-    std::vector<double> m_ttftSorted, m_tpotSorted, m_itlSorted;
-    std::vector<double> m_ttftNew, m_tpotNew, m_itlNew;
+    LogHistogram m_ttft, m_tpot, m_itl; ///< cumulative
     std::vector<double> m_windowTtft, m_windowTpot, m_windowItl; ///< scratch, reused every snapshot
-    double m_ttftSum = 0, m_tpotSum = 0, m_itlSum = 0;
     RunSnapshot m_counts;
 };
 

@@ -9,31 +9,45 @@ namespace ks {
 
 namespace {
 
-// The p-th percentile of a scratch buffer, by selection rather than a full sort.
-double selectPercentile(std::vector<double>& v, double p)
+// A uniform index below n from one 64-bit draw (multiply-high: no division).
+__extension__ typedef unsigned __int128 Wide;
+
+std::size_t pick(std::mt19937_64& rng, std::size_t n)
 {
-    const double rank = std::clamp(p, 0.0, 100.0) / 100.0 * double(v.size() - 1);
-    const auto lower = std::size_t(rank);
-    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(lower), v.end());
-    const double low = v[lower];
-    if (lower + 1 >= v.size())
-        return low;
-    const double high = *std::min_element(v.begin() + std::ptrdiff_t(lower) + 1, v.end());
-    return low + (high - low) * (rank - double(lower));
+    return std::size_t(Wide(rng()) * n >> 64);
 }
 
-double resampledPercentile(
-    const std::vector<double>& values, double p, std::mt19937_64& rng, std::vector<double>& scratch)
+// Fills `scratch` with a resample of `values`, then reads each p (ascending)
+// by selection: every nth_element works only on what lies above the last one.
+void resampledPercentiles(const std::vector<double>& values, std::span<const double> ps, std::mt19937_64& rng,
+    std::vector<double>& scratch, std::vector<double>& out)
 {
-    std::uniform_int_distribution<std::size_t> pick(0, values.size() - 1);
-    scratch.resize(values.size());
+    const std::size_t n = values.size();
+    scratch.resize(n);
     for (double& x : scratch)
-        x = values[pick(rng)];
-    return selectPercentile(scratch, p);
+        x = values[pick(rng, n)];
+    out.clear();
+    auto from = scratch.begin();
+    for (double p : ps) {
+        const double rank = std::clamp(p, 0.0, 100.0) / 100.0 * double(n - 1);
+        const auto lower = std::size_t(rank);
+        const auto nth = scratch.begin() + std::ptrdiff_t(lower);
+        std::nth_element(from, nth, scratch.end());
+        from = nth;
+        const double low = *nth;
+        if (lower + 1 >= n) {
+            out.push_back(low);
+            continue;
+        }
+        const double high = *std::min_element(nth + 1, scratch.end());
+        out.push_back(low + (high - low) * (rank - double(lower)));
+    }
 }
 
 Interval intervalOf(std::vector<double>& estimates, double confidence)
 {
+    if (estimates.empty())
+        return {};
     std::sort(estimates.begin(), estimates.end());
     const double tail = (1.0 - confidence) / 2.0 * 100.0;
     return { percentileOfSorted(estimates, tail), percentileOfSorted(estimates, 100.0 - tail) };
@@ -41,38 +55,48 @@ Interval intervalOf(std::vector<double>& estimates, double confidence)
 
 } // namespace
 
+BootstrapIntervals bootstrapIntervals(const std::vector<double>& baseline, const std::vector<double>& other,
+    std::span<const double> ps, int resamples, quint64 seed, double confidence)
+{
+    BootstrapIntervals out;
+    out.other.resize(ps.size());
+    out.ratio.resize(ps.size());
+    if (other.empty() || resamples < 1)
+        return out;
+    std::mt19937_64 rng(seed);
+    std::vector<double> scratch, mine, base;
+    std::vector<std::vector<double>> otherEstimates(ps.size()), ratioEstimates(ps.size());
+    for (int i = 0; i < resamples; ++i) {
+        if (!baseline.empty())
+            resampledPercentiles(baseline, ps, rng, scratch, base);
+        resampledPercentiles(other, ps, rng, scratch, mine);
+        for (std::size_t k = 0; k < ps.size(); ++k) {
+            otherEstimates[k].push_back(mine[k]);
+            if (!baseline.empty() && base[k] > 0)
+                ratioEstimates[k].push_back(mine[k] / base[k]);
+        }
+    }
+    for (std::size_t k = 0; k < ps.size(); ++k) {
+        out.other[k] = intervalOf(otherEstimates[k], confidence);
+        out.ratio[k] = intervalOf(ratioEstimates[k], confidence);
+    }
+    return out;
+}
+
 Interval bootstrapPercentileCi(
     const std::vector<double>& values, double p, int resamples, quint64 seed, double confidence)
 {
-    if (values.empty() || resamples < 1)
-        return {};
-    std::mt19937_64 rng(seed);
-    std::vector<double> scratch;
-    std::vector<double> estimates;
-    estimates.reserve(std::size_t(resamples));
-    for (int i = 0; i < resamples; ++i)
-        estimates.push_back(resampledPercentile(values, p, rng, scratch));
-    return intervalOf(estimates, confidence);
+    const double ps[] = { p };
+    return bootstrapIntervals({}, values, ps, resamples, seed, confidence).other[0];
 }
 
 Interval bootstrapRatioCi(const std::vector<double>& baseline, const std::vector<double>& other, double p,
     int resamples, quint64 seed, double confidence)
 {
-    if (baseline.empty() || other.empty() || resamples < 1)
+    if (baseline.empty())
         return {};
-    std::mt19937_64 rng(seed);
-    std::vector<double> scratch;
-    std::vector<double> estimates;
-    estimates.reserve(std::size_t(resamples));
-    for (int i = 0; i < resamples; ++i) {
-        const double base = resampledPercentile(baseline, p, rng, scratch);
-        const double value = resampledPercentile(other, p, rng, scratch);
-        if (base > 0)
-            estimates.push_back(value / base);
-    }
-    if (estimates.empty())
-        return {};
-    return intervalOf(estimates, confidence);
+    const double ps[] = { p };
+    return bootstrapIntervals(baseline, other, ps, resamples, seed, confidence).ratio[0];
 }
 
 } // namespace ks

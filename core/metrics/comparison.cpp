@@ -12,41 +12,61 @@ namespace ks {
 
 namespace {
 
-// Bootstrap intervals on ITL resample at most this many gaps (a deterministic
-// stride), keeping compare interactive on long runs; point values use all gaps.
+// Bootstrap intervals resample at most this many values of each metric (a
+// deterministic stride over file order), keeping compare interactive on long
+// runs; point values use all of them (docs/PERFORMANCE.md).
 constexpr std::size_t kMaxBootstrapValues = 5000;
 
 struct Series {
     const char* key;
-    std::vector<double> values;
+    std::vector<double> values; ///< at most kMaxBootstrapValues, by stride
 };
+
+// Every `stride`-th of `count` values, as the bootstrap's sample.
+std::vector<double> strided(std::size_t count, const auto& valueAt)
+{
+    std::vector<double> out;
+    const std::size_t n = std::min(count, kMaxBootstrapValues);
+    out.reserve(n);
+    const double stride = double(count) / double(n);
+    for (std::size_t i = 0; i < n; ++i)
+        out.push_back(valueAt(count <= kMaxBootstrapValues ? i : std::size_t(double(i) * stride)));
+    return out;
+}
 
 std::vector<Series> seriesOf(const RunData& run)
 {
-    Series ttft { "ttft_ms", {} }, tpot { "tpot_ms", {} }, itl { "itl_ms", {} }, e2e { "e2e_ms", {} };
-    for (const RequestRecord& r : run.requests) {
+    const RequestTable& t = run.requests;
+    std::vector<double> ttft, tpot, e2e;
+    std::vector<std::span<const std::int32_t>> gaps;
+    std::size_t gapCount = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const RequestTimes r = t.times(i);
         if (!r.ok || r.warmup)
             continue;
         if (r.ttftUs >= 0)
-            ttft.values.push_back(double(r.ttftUs) / 1000.0);
-        if (const double t = r.tpotUs(); t >= 0)
-            tpot.values.push_back(t / 1000.0);
-        for (std::int32_t gap : r.itlUs)
-            itl.values.push_back(double(gap) / 1000.0);
-        e2e.values.push_back(double(r.e2eUs) / 1000.0);
+            ttft.push_back(double(r.ttftUs) / 1000.0);
+        if (const double v = r.tpotUs(); v >= 0)
+            tpot.push_back(v / 1000.0);
+        e2e.push_back(double(r.e2eUs) / 1000.0);
+        const std::span<const std::int32_t> g = t.itl(i);
+        if (!g.empty())
+            gaps.push_back(g);
+        gapCount += g.size();
     }
-    return { ttft, tpot, itl, e2e };
-}
-
-std::vector<double> thinned(const std::vector<double>& v)
-{
-    if (v.size() <= kMaxBootstrapValues)
-        return v;
-    std::vector<double> out;
-    const double stride = double(v.size()) / double(kMaxBootstrapValues);
-    for (std::size_t i = 0; i < kMaxBootstrapValues; ++i)
-        out.push_back(v[std::size_t(double(i) * stride)]);
-    return out;
+    // The ITL sample strides over the gaps in place: a long run holds millions.
+    std::vector<double> itl;
+    {
+        std::size_t part = 0, before = 0;
+        itl = strided(gapCount, [&](std::size_t k) {
+            while (k >= before + gaps[part].size())
+                before += gaps[part++].size();
+            return double(gaps[part][k - before]) / 1000.0;
+        });
+    }
+    auto sample = [](const std::vector<double>& v) { return strided(v.size(), [&](std::size_t k) { return v[k]; }); };
+    return { { "ttft_ms", sample(ttft) }, { "tpot_ms", sample(tpot) }, { "itl_ms", std::move(itl) },
+        { "e2e_ms", sample(e2e) } };
 }
 
 nlohmann::json interval(const Interval& i)
@@ -83,40 +103,42 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             }
             baseline = *it;
         }
-        const std::vector<Series> baseSeries = seriesOf(*baseline);
+        const bool intervals = options.resamples > 0;
+        const std::vector<Series> baseSeries = intervals ? seriesOf(*baseline) : std::vector<Series>();
         const nlohmann::json baseSummary = summarizeRun(baseline->run, baseline->config, arm, baseline->requests, slo);
         bool allGentle = true;
         nlohmann::json configs = nlohmann::json::array();
         for (const RunData* run : runs) {
             const nlohmann::json s = summarizeRun(run->run, run->config, arm, run->requests, slo);
-            const std::vector<Series> series = seriesOf(*run);
+            const std::vector<Series> series = intervals ? seriesOf(*run) : std::vector<Series>();
             nlohmann::json entry = { { "config", run->config.toStdString() }, { "run", run->run.toStdString() } };
             nlohmann::json ci = nlohmann::json::object(), ratio = nlohmann::json::object(),
                            ratioCi = nlohmann::json::object(), significant = nlohmann::json::object();
-            quint64 seed = options.seed;
-            for (std::size_t m = 0; m < series.size(); ++m) {
-                const char* key = series[m].key;
+            const quint64 seed = options.seed;
+            static const char* const kKeys[] = { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" };
+            static const char* const kStats[] = { "p50", "p95", "p99" };
+            static const double kPs[] = { 50, 95, 99 };
+            for (std::size_t m = 0; m < std::size(kKeys); ++m) {
+                const char* key = kKeys[m];
                 entry[key] = s[key];
-                if (series[m].values.empty() || baseSeries[m].values.empty())
-                    continue;
-                const std::vector<double> values
-                    = options.resamples > 0 ? thinned(series[m].values) : std::vector<double>();
-                const std::vector<double> baseValues
-                    = options.resamples > 0 ? thinned(baseSeries[m].values) : std::vector<double>();
-                for (const char* stat : { "p50", "p95", "p99" }) {
-                    const double p = std::stod(std::string(stat + 1));
-                    const bool intervals = options.resamples > 0;
+                if (s[key].is_null() || baseSummary[key].is_null())
+                    continue; // no values on one side
+                BootstrapIntervals bootstrap;
+                if (intervals)
+                    bootstrap = bootstrapIntervals(
+                        baseSeries[m].values, series[m].values, kPs, options.resamples, seed + 1 + m);
+                for (std::size_t k = 0; k < std::size(kStats); ++k) {
+                    const char* stat = kStats[k];
                     if (intervals)
-                        ci[key][stat] = interval(bootstrapPercentileCi(values, p, options.resamples, ++seed));
-                    const double baseValue = baseSummary[key].is_null() ? 0 : baseSummary[key][stat].get<double>();
+                        ci[key][stat] = interval(bootstrap.other[k]);
+                    const double baseValue = baseSummary[key][stat].get<double>();
                     if (baseValue <= 0)
                         continue;
                     ratio[key][stat] = s[key][stat].get<double>() / baseValue;
                     if (!intervals)
                         continue;
-                    const Interval r = bootstrapRatioCi(baseValues, values, p, options.resamples, ++seed);
-                    ratioCi[key][stat] = interval(r);
-                    significant[key][stat] = run != baseline && !r.contains(1.0);
+                    ratioCi[key][stat] = interval(bootstrap.ratio[k]);
+                    significant[key][stat] = run != baseline && !bootstrap.ratio[k].contains(1.0);
                 }
             }
             for (const char* key : { "req_per_s", "out_tok_per_s", "goodput_req_per_s" }) {
@@ -171,8 +193,7 @@ RunFile mergeRunFiles(const RunFile& first, const QString& firstName, const RunF
         for (RunData run : file->runs) {
             run.config += suffix;
             run.run = run.config + QLatin1Char('/') + run.arm;
-            for (RequestRecord& r : run.requests)
-                r.run = run.run;
+            run.requests.setRun(run.run);
             merged.runs.push_back(std::move(run));
         }
         for (const RunFileIssue& issue : file->issues)

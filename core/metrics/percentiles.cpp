@@ -70,4 +70,81 @@ PercentileSummary summarizeBySelection(std::vector<double>& values)
     return s;
 }
 
+PercentileSummary summarizeIntegers(const std::vector<std::span<const std::int32_t>>& parts, double divisor)
+{
+    PercentileSummary s;
+    std::uint64_t n = 0;
+    double sum = 0;
+    std::int32_t maxValue = 0;
+    std::vector<std::uint64_t> high(65536, 0);
+    for (std::span<const std::int32_t> part : parts) {
+        for (std::int32_t v : part) {
+            ++high[std::uint32_t(v) >> 16];
+            sum += double(v) / divisor;
+            maxValue = std::max(maxValue, v);
+        }
+        n += part.size();
+    }
+    if (n == 0)
+        return s;
+    // The ranks the four percentiles interpolate between (numpy's linear rule).
+    const double ps[] = { 50, 90, 95, 99 };
+    std::vector<std::uint64_t> ranks;
+    for (double p : ps) {
+        const double rank = p / 100.0 * double(n - 1);
+        const auto lower = std::uint64_t(std::floor(rank));
+        ranks.push_back(lower);
+        ranks.push_back(std::min(lower + 1, n - 1));
+    }
+    // First pass: which high bucket holds each rank, and its rank within it.
+    std::vector<int> slotOfHigh(65536, -1);
+    std::vector<std::uint32_t> highOf(ranks.size());
+    std::vector<std::uint64_t> rankInBucket(ranks.size());
+    std::vector<std::uint32_t> slotHighs;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        std::uint64_t below = 0;
+        std::uint32_t h = 0;
+        while (below + high[h] <= ranks[i])
+            below += high[h++];
+        highOf[i] = h;
+        rankInBucket[i] = ranks[i] - below;
+        if (slotOfHigh[h] < 0) {
+            slotOfHigh[h] = int(slotHighs.size());
+            slotHighs.push_back(h);
+        }
+    }
+    // Second pass: the low 16 bits, only within those buckets.
+    std::vector<std::vector<std::uint64_t>> low(slotHighs.size(), std::vector<std::uint64_t>(65536, 0));
+    for (std::span<const std::int32_t> part : parts) {
+        for (std::int32_t v : part) {
+            const int slot = slotOfHigh[std::uint32_t(v) >> 16];
+            if (slot >= 0)
+                ++low[std::size_t(slot)][std::uint32_t(v) & 0xffff];
+        }
+    }
+    std::vector<double> valueOfRank(ranks.size());
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        const std::vector<std::uint64_t>& counts = low[std::size_t(slotOfHigh[highOf[i]])];
+        std::uint64_t below = 0;
+        std::uint32_t l = 0;
+        while (below + counts[l] <= rankInBucket[i])
+            below += counts[l++];
+        valueOfRank[i] = double(std::int64_t(highOf[i]) << 16 | l) / divisor;
+    }
+    auto at = [&](std::size_t k) {
+        const double rank = ps[k] / 100.0 * double(n - 1);
+        const double lowValue = valueOfRank[2 * k];
+        const double highValue = valueOfRank[2 * k + 1];
+        return lowValue + (highValue - lowValue) * (rank - std::floor(rank));
+    };
+    s.p50 = at(0);
+    s.p90 = at(1);
+    s.p95 = at(2);
+    s.p99 = at(3);
+    s.max = double(maxValue) / divisor;
+    s.mean = sum / double(n);
+    s.count = int(n);
+    return s;
+}
+
 } // namespace ks

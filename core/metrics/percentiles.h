@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -29,5 +30,11 @@ PercentileSummary summarize(std::vector<double> values);
 /// The same summary by selection (nth_element) instead of a full sort: linear
 /// time, for per-tick live statistics. Reorders `values`.
 PercentileSummary summarizeBySelection(std::vector<double>& values);
+
+/// The same summary of non-negative 32-bit integers held in several spans,
+/// each value divided by `divisor` (microsecond gaps to milliseconds), without
+/// copying them: two counting passes, on the high then the low 16 bits. Exact:
+/// the order statistics are found, then interpolated as percentileOfSorted().
+PercentileSummary summarizeIntegers(const std::vector<std::span<const std::int32_t>>& parts, double divisor);
 
 } // namespace ks

@@ -31,8 +31,9 @@ struct RequestRecord {
     bool warmup = false; ///< excluded from statistics
     QString error; ///< reason code, empty when ok
     QString errorDetail;
-    QByteArray outputSha256; ///< hex SHA-256 of the exact content text
-    QByteArray reasoningSha256; ///< hex SHA-256 of the reasoning text; empty when there was none
+    /// SHA-256 of the exact content text: 32 raw bytes (written to files as 64 hex digits).
+    QByteArray outputSha256;
+    QByteArray reasoningSha256; ///< of the reasoning text, 32 raw bytes; empty when there was none
     QByteArray outputText; ///< the content text: kept for probes only
     QByteArray reasoningText; ///< the reasoning text: kept for probes only
 

@@ -22,13 +22,24 @@ constexpr double kClientBoundCpu = 0.9;
 // least ~1.7 ms of the client's own send path.
 constexpr double kSendQueueWarnMs = 2.0;
 
-nlohmann::json percentileObject(std::vector<double> values)
+nlohmann::json objectOf(const PercentileSummary& s)
+{
+    return { { "p50", s.p50 }, { "p90", s.p90 }, { "p95", s.p95 }, { "p99", s.p99 }, { "max", s.max },
+        { "mean", s.mean }, { "count", s.count } };
+}
+
+// By selection, not sorting: linear time (reorders `values`).
+nlohmann::json percentileObject(std::vector<double>& values)
 {
     if (values.empty())
         return nullptr;
-    const PercentileSummary s = summarize(std::move(values));
-    return { { "p50", s.p50 }, { "p90", s.p90 }, { "p95", s.p95 }, { "p99", s.p99 }, { "max", s.max },
-        { "mean", s.mean }, { "count", s.count } };
+    return objectOf(summarizeBySelection(values));
+}
+
+nlohmann::json itlObject(const std::vector<std::span<const std::int32_t>>& gaps)
+{
+    const PercentileSummary s = summarizeIntegers(gaps, 1000.0);
+    return s.count > 0 ? objectOf(s) : nlohmann::json(nullptr);
 }
 
 // Per reason, the most common error details, so "transport 4" comes with "Connection refused".
@@ -74,10 +85,24 @@ Slo experimentSlo(const nlohmann::json& experimentLine)
     return slo;
 }
 
-nlohmann::json summarizeRun(const QString& run, const QString& config, const QString& arm,
-    const std::vector<RequestRecord>& records, const Slo& slo, const ClientLoad& client)
+namespace {
+
+// One request as the summary reads it, from a live RequestRecord or a loaded row.
+struct Facts {
+    RequestTimes t;
+    std::span<const std::int32_t> itl;
+    const QString* error;
+    const QString* errorDetail;
+};
+
+const QString kNoText;
+
+template <typename FactsAt>
+nlohmann::json summarizeFacts(const QString& run, const QString& config, const QString& arm, std::size_t n, FactsAt at,
+    const Slo& slo, const ClientLoad& client)
 {
-    std::vector<double> ttft, ttfc, tpot, itl, e2e, lag, sendQueue;
+    std::vector<double> ttft, ttfc, tpot, e2e, lag, sendQueue;
+    std::vector<std::span<const std::int32_t>> itl; // not copied: counted in place
     std::map<std::string, int> errorsByReason;
     std::map<std::string, std::map<std::string, int>> detailsByReason;
     int requests = 0;
@@ -86,19 +111,21 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
     qint64 firstSend = std::numeric_limits<qint64>::max();
     qint64 lastEnd = std::numeric_limits<qint64>::min();
     double outTokens = 0;
-    for (const RequestRecord& r : records) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const Facts f = at(i);
+        const RequestTimes& r = f.t;
         if (r.warmup)
             continue;
         ++requests;
         firstSend = std::min(firstSend, r.tSendUs);
-        lag.push_back(double(r.scheduleLagUs()) / 1000.0);
+        lag.push_back(double(r.tSendUs - r.tSchedUs) / 1000.0);
         if (r.tWireUs >= 0)
             sendQueue.push_back(double(r.tWireUs - r.tSendUs) / 1000.0);
         if (!r.ok) {
-            const std::string reason = r.error.toStdString();
+            const std::string reason = f.error->toStdString();
             ++errorsByReason[reason];
-            if (!r.errorDetail.isEmpty())
-                ++detailsByReason[reason][r.errorDetail.left(kDetailChars).toStdString()];
+            if (!f.errorDetail->isEmpty())
+                ++detailsByReason[reason][f.errorDetail->left(kDetailChars).toStdString()];
             continue;
         }
         ++ok;
@@ -112,8 +139,13 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
         const double tpotMs = r.tpotUs() / 1000.0;
         if (tpotMs >= 0)
             tpot.push_back(tpotMs);
-        for (std::int32_t gap : r.itlUs)
-            itl.push_back(double(gap) / 1000.0);
+        if (!f.itl.empty()) {
+            // Adjacent rows of a loaded run are adjacent in its gap pool: one span for them all.
+            if (!itl.empty() && itl.back().data() + itl.back().size() == f.itl.data())
+                itl.back() = { itl.back().data(), itl.back().size() + f.itl.size() };
+            else
+                itl.push_back(f.itl);
+        }
         const bool meetsTtft = slo.ttftMs <= 0 || (r.ttftUs >= 0 && double(r.ttftUs) / 1000.0 <= slo.ttftMs);
         const bool meetsTpot = slo.tpotMs <= 0 || tpotMs < 0 || tpotMs <= slo.tpotMs;
         good += meetsTtft && meetsTpot;
@@ -131,7 +163,7 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
         { "ttft_ms", percentileObject(ttft) },
         { "ttfc_ms", percentileObject(ttfc) },
         { "tpot_ms", percentileObject(tpot) },
-        { "itl_ms", percentileObject(itl) },
+        { "itl_ms", itlObject(itl) },
         { "e2e_ms", percentileObject(e2e) },
         { "schedule_lag_ms", percentileObject(lag) },
         { "send_queue_ms", percentileObject(sendQueue) },
@@ -167,6 +199,34 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
     }
     s["warnings"] = warnings;
     return s;
+}
+
+} // namespace
+
+nlohmann::json summarizeRun(const QString& run, const QString& config, const QString& arm,
+    const std::vector<RequestRecord>& records, const Slo& slo, const ClientLoad& client)
+{
+    return summarizeFacts(
+        run, config, arm, records.size(),
+        [&](std::size_t i) {
+            const RequestRecord& r = records[i];
+            return Facts { { r.tSchedUs, r.tSendUs, r.tWireUs, r.ttftUs, r.ttfcUs, r.e2eUs, r.outTokens, r.ok,
+                               r.warmup },
+                r.itlUs, &r.error, &r.errorDetail };
+        },
+        slo, client);
+}
+
+nlohmann::json summarizeRun(const QString& run, const QString& config, const QString& arm, const RequestTable& records,
+    const Slo& slo, const ClientLoad& client)
+{
+    return summarizeFacts(
+        run, config, arm, records.size(),
+        [&](std::size_t i) {
+            const RequestExtra* x = records.extra(i);
+            return Facts { records.times(i), records.itl(i), x ? &x->error : &kNoText, x ? &x->errorDetail : &kNoText };
+        },
+        slo, client);
 }
 
 QStringList sloBounds(const nlohmann::json& slo)

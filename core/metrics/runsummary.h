@@ -1,6 +1,7 @@
 #pragma once
 
 #include "metrics/requestrecord.h"
+#include "store/requesttable.h"
 
 #include <QStringList>
 
@@ -36,6 +37,9 @@ struct ClientLoad {
 /// drift, the gentle-arm check) are omitted rather than guessed.
 nlohmann::json summarizeRun(const QString& run, const QString& config, const QString& arm,
     const std::vector<RequestRecord>& records, const Slo& slo, const ClientLoad& client = {});
+/// The same from the compact records of a loaded run file.
+nlohmann::json summarizeRun(const QString& run, const QString& config, const QString& arm, const RequestTable& records,
+    const Slo& slo, const ClientLoad& client = {});
 
 /// The bounds of a summary's or compare arm's `slo` object ("TTFT <= 500 ms",
 /// "TPOT <= 50 ms"); empty when none is set.

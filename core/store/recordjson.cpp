@@ -28,10 +28,10 @@ nlohmann::json toJson(const RequestRecord& r)
         { "error", text(r.error) },
         { "error_detail", text(r.errorDetail) },
         { "output_sha256",
-            r.outputSha256.isEmpty() ? nlohmann::json(nullptr) : nlohmann::json(r.outputSha256.toStdString()) },
+            r.outputSha256.isEmpty() ? nlohmann::json(nullptr) : nlohmann::json(r.outputSha256.toHex().toStdString()) },
     };
     if (!r.reasoningSha256.isEmpty())
-        j["reasoning_sha256"] = r.reasoningSha256.toStdString();
+        j["reasoning_sha256"] = r.reasoningSha256.toHex().toStdString();
     if (!r.probe.isEmpty()) {
         j["probe_repeat"] = r.probeRepeat;
         j["output_text"] = r.outputText.toStdString();

@@ -1,5 +1,7 @@
 #include "store/requestlineparser.h"
 
+#include "store/requesttable.h"
+
 #include <climits>
 #include <cmath>
 #include <string_view>
@@ -280,7 +282,7 @@ private:
                 return true;
             }
             (m_field == Field::OutputSha ? m_record.outputSha256 : m_record.reasoningSha256)
-                = QByteArray(v.data(), qsizetype(v.size()));
+                = shaFromHex(QByteArrayView(v.data(), qsizetype(v.size())));
             return true;
         case Field::OutputText:
             m_record.outputText = QByteArray(v.data(), qsizetype(v.size()));

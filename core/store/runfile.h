@@ -1,6 +1,7 @@
 #pragma once
 
 #include "metrics/requestrecord.h"
+#include "store/requesttable.h"
 #include "store/runline.h"
 
 #include <QString>
@@ -19,7 +20,7 @@ struct RunData {
     QString arm;
     nlohmann::json info; ///< the `run` line, cleaned by the reader (RunLine)
     nlohmann::json summary; ///< the stored `summary` line, cleaned; null if the run did not finish
-    std::vector<RequestRecord> requests;
+    RequestTable requests; ///< compact; labelled with `run`
 };
 
 /// A whole run file in memory, for report, compare, drift, export and the
@@ -33,8 +34,11 @@ struct RunFile {
     qint64 lines = 0;
 };
 
-/// Reads `path` line by line (never the whole file at once). Returns false only
-/// when the file cannot be opened; bad content becomes issues.
+/// Reads `path` in blocks (never the whole file at once), in parallel on every
+/// core for a large file: split at line boundaries, each part read on its own
+/// thread, merged in file order (the same result as one pass, line numbers
+/// included). Returns false only when the file cannot be opened; bad content
+/// becomes issues. `progress` is called on the calling thread.
 using ReadProgress = std::function<void(qint64 bytesRead, qint64 bytesTotal)>;
 bool readRunFile(const QString& path, RunFile* out, QString* error, const ReadProgress& progress = {});
 

@@ -1,7 +1,10 @@
 #include "metrics/aggregator.h"
+#include "metrics/loghistogram.h"
 #include "metrics/runsummary.h"
 
 #include <QTest>
+
+#include <cmath>
 
 using namespace ks;
 
@@ -20,6 +23,12 @@ RequestRecord done(qint64 id, qint64 sendUs, qint64 ttftUs, qint64 e2eUs, int ou
     for (int i = 1; i < out; ++i)
         r.itlUs.push_back(std::int32_t((e2eUs - ttftUs) / (out - 1)));
     return r;
+}
+
+// Cumulative percentiles come from a log-linear histogram: within its bound of the exact value.
+bool withinBound(double reported, double exact)
+{
+    return std::abs(reported - exact) <= LogHistogram::kRelativeError * std::abs(exact) + 1e-12;
 }
 
 } // namespace
@@ -43,9 +52,10 @@ private slots:
         QCOMPARE(s.done, 201);
         QCOMPARE(s.ok, 200);
         QCOMPARE(s.errorsByReason.value(QStringLiteral("http_500")), 1);
-        QCOMPARE(s.ttftMs.p50, summary["ttft_ms"]["p50"].get<double>());
-        QCOMPARE(s.ttftMs.p99, summary["ttft_ms"]["p99"].get<double>());
-        QCOMPARE(s.tpotMs.p95, summary["tpot_ms"]["p95"].get<double>());
+        QVERIFY(withinBound(s.ttftMs.p50, summary["ttft_ms"]["p50"].get<double>()));
+        QVERIFY(withinBound(s.ttftMs.p99, summary["ttft_ms"]["p99"].get<double>()));
+        QVERIFY(withinBound(s.tpotMs.p95, summary["tpot_ms"]["p95"].get<double>()));
+        QCOMPARE(s.ttftMs.max, summary["ttft_ms"]["max"].get<double>()); // max, count and mean stay exact
         QCOMPARE(s.itlMs.count, summary["itl_ms"]["count"].get<int>());
         QVERIFY(std::abs(s.itlMs.mean - summary["itl_ms"]["mean"].get<double>()) < 1e-9);
     }
@@ -66,7 +76,7 @@ private slots:
         QCOMPARE(late.ttftWindowMs.count, 10); // only the fast ones: (20 s, 30 s]
         QCOMPARE(late.ttftWindowMs.p50, 100.0);
         QCOMPARE(late.ttftMs.count, 20); // cumulative keeps both
-        QCOMPARE(late.ttftMs.p50, 500.0);
+        QVERIFY(withinBound(late.ttftMs.p50, 500.0));
         QCOMPARE(late.windowOutTokPerS, 2.0);
     }
 

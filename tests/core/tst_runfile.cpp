@@ -29,7 +29,7 @@ RequestRecord sample(qint64 id)
     r.ok = id % 3 != 0;
     r.error = r.ok ? QString() : QStringLiteral("http_500");
     r.errorDetail = r.ok ? QString() : QStringLiteral("boom \"quoted\" 東京");
-    r.outputSha256 = QByteArray(64, 'a');
+    r.outputSha256 = QByteArray(32, '\xaa'); // raw; the file holds 64 hex digits
     return r;
 }
 
@@ -99,7 +99,7 @@ private slots:
         probe.probeRepeat = 2;
         probe.outputText = QStringLiteral("東京 \"quoted\"\nİstanbul").toUtf8();
         probe.reasoningText = "think";
-        probe.reasoningSha256 = QByteArray(64, 'f');
+        probe.reasoningSha256 = QByteArray(32, '\xff');
         QTest::newRow("probe with texts") << dumped(probe);
         RequestRecord bare = sample(5);
         bare.ttftUs = bare.ttfcUs = bare.tWireUs = -1; // written as null

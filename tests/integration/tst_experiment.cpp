@@ -1,4 +1,5 @@
 // The experiment runner end to end: launched simulator, configs x arms, one file.
+#include "metrics/loghistogram.h"
 #include "run/experimentrunner.h"
 #include "store/runfile.h"
 
@@ -13,6 +14,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 using namespace ks;
@@ -189,7 +191,9 @@ private slots:
             // The last live snapshot of the run agrees with the file.
             const RunSnapshot& live = lastSnapshots()[run.run];
             QCOMPARE(live.ok, int(run.requests.size()));
-            QCOMPARE(live.ttftMs.p50, p50(ttft));
+            // Live cumulative percentiles come from a log-linear histogram: within its stated bound.
+            QVERIFY2(std::abs(live.ttftMs.p50 - p50(ttft)) <= LogHistogram::kRelativeError * p50(ttft),
+                qPrintable(QStringLiteral("live %1, file %2").arg(live.ttftMs.p50).arg(p50(ttft))));
             QCOMPARE(run.summary["ok"].get<int>(), int(run.requests.size()));
             summaries[run.run] = run.summary;
         }

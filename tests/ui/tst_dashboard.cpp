@@ -4,6 +4,7 @@
 #include "experimentdocument.h"
 #include "livepage.h"
 #include "mainwindow.h"
+#include "metrics/loghistogram.h"
 #include "metrics/runsummary.h"
 #include "runcontroller.h"
 #include "runfileloader.h"
@@ -16,6 +17,8 @@
 #include <QStandardPaths>
 #include <QTcpSocket>
 #include <QTest>
+
+#include <cmath>
 
 using namespace ks;
 using nlohmann::json;
@@ -96,7 +99,10 @@ private slots:
         QCOMPARE(summary["requests"].get<int>(), 64);
         const QVector<QPointF> cumulative = ttft->points(QStringLiteral("mns4/p50/c"));
         QVERIFY(!cumulative.isEmpty());
-        QCOMPARE(cumulative.back().y(), summary["ttft_ms"]["p50"].get<double>());
+        // The live cumulative percentile comes from a log-linear histogram: within its stated bound.
+        QVERIFY2(std::abs(cumulative.back().y() - summary["ttft_ms"]["p50"].get<double>())
+                <= LogHistogram::kRelativeError * summary["ttft_ms"]["p50"].get<double>(),
+            qPrintable(QString::number(cumulative.back().y())));
 
         // Compare followed the run from what the runner handed over, not by
         // reading back the file it was writing: the page's file is that object.

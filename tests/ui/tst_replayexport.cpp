@@ -10,6 +10,7 @@
 #include "livepage.h"
 #include "mainwindow.h"
 #include "metrics/compareformat.h"
+#include "metrics/loghistogram.h"
 #include "models/comparetablemodel.h"
 #include "models/driftmatrixmodel.h"
 #include "runfileloader.h"
@@ -26,6 +27,7 @@
 #include <QTest>
 #include <QXmlStreamReader>
 
+#include <cmath>
 #include <set>
 
 using namespace ks;
@@ -130,7 +132,10 @@ private slots:
                 if (p.x() < burstEnds)
                     cumulative << p;
             QVERIFY2(!cumulative.isEmpty(), qPrintable(label));
-            QCOMPARE(cumulative.back().y(), config["ttft_ms"]["p50"].get<double>());
+            // The live cumulative percentile comes from a log-linear histogram: within its stated bound.
+            QVERIFY2(std::abs(cumulative.back().y() - config["ttft_ms"]["p50"].get<double>())
+                    <= LogHistogram::kRelativeError * config["ttft_ms"]["p50"].get<double>(),
+                qPrintable(QString::number(cumulative.back().y())));
             // As fast as possible still snapshots every 500 ms of the run's own time, as live did every 100 ms.
             const double runS = cumulative.back().x() - window.livePage()->xOf(label + QStringLiteral("/burst"), 0);
             QVERIFY2(cumulative.size() >= int(runS / 0.5) - 1,
