@@ -458,7 +458,10 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     recorded->arm = m_armName;
     recorded->info = std::exchange(m_runLine, nlohmann::json());
     recorded->summary = std::move(line);
-    recorded->requests = std::move(records);
+    recorded->requests.setRun(m_run);
+    recorded->requests.reserve(records.size(), 0);
+    for (const RequestRecord& r : records)
+        recorded->requests.push_back(r);
     emit runRecorded(recorded);
     m_load.release()->deleteLater();
     ++m_arm;
