@@ -8,6 +8,7 @@
 #include <QEventLoop>
 #include <QFile>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -28,6 +29,9 @@ int runExperiment(
         std::fprintf(stderr, "knobscope run: %zu problem(s) in the spec; nothing was run\n", errors->size());
         return 2;
     }
+    // A sweep may stop early, so with sweeps the total is an estimate: "[3/~16]".
+    const std::vector<ks::ArmSpec>& arms = std::get<ks::ExperimentSpec>(parsed).arms;
+    const bool sweeps = std::any_of(arms.begin(), arms.end(), [](const ks::ArmSpec& a) { return a.sweep.has_value(); });
     ks::ExperimentRunner runner(std::get<ks::ExperimentSpec>(std::move(parsed)), outPath);
     ks::UnixSignals unixSignals;
     QEventLoop loop;
@@ -53,7 +57,7 @@ int runExperiment(
         runner.stop();
     });
     QObject::connect(&runner, &ks::ExperimentRunner::armStarted, &loop, [&](const QString& run, int index, int total) {
-        std::fprintf(stderr, "[%d/%d] %s\n", index + 1, total, qPrintable(run));
+        std::fprintf(stderr, "[%d/%s%d] %s\n", index + 1, sweeps ? "~" : "", total, qPrintable(run));
         progress = std::make_unique<ProgressReporter>(progressMode);
     });
     QObject::connect(&runner, &ks::ExperimentRunner::progressed, &loop, [&](const ks::LoadProgress& p) {
