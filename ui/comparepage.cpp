@@ -341,9 +341,13 @@ QString ComparePage::chartTitle(const QString& arm, const QString& what) const
         ? m_result->file->experiment.value("spec", nlohmann::json::object()).value("name", std::string())
         : std::string();
     QStringList configs;
-    if (const nlohmann::json* a = m_result ? armOf(m_result->compare, arm) : nullptr)
+    if (const nlohmann::json* a = m_result ? armOf(m_result->compare, arm) : nullptr) {
         for (const nlohmann::json& c : (*a)["configs"])
             configs << QString::fromStdString(c["config"].get<std::string>());
+        if (a->contains("sweep")) // a sweep's entry names its configurations there
+            for (const nlohmann::json& c : (*a)["sweep"].value("configs", nlohmann::json::array()))
+                configs << QString::fromStdString(c.get<std::string>());
+    }
     return QStringLiteral("%1 · %2 · %3 · %4")
         .arg(name.empty() ? tr("experiment") : QString::fromStdString(name), arm, what,
             configs.join(QStringLiteral(" vs ")));

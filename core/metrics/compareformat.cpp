@@ -40,6 +40,13 @@ QString compareCell(const nlohmann::json& config, const CompareColumn& c, bool i
     if (c.stat && config["ratio_ci95"].contains(c.key)) {
         const auto& ci = config["ratio_ci95"][c.key][c.stat];
         text += QStringLiteral(" [%1-%2]").arg(ci[0].get<double>(), 0, 'f', 2).arg(ci[1].get<double>(), 0, 'f', 2);
+        const nlohmann::json repeats = config.value("repeat_ratio_ci95", nlohmann::json::object())
+                                           .value(c.key, nlohmann::json::object())
+                                           .value(c.stat, nlohmann::json());
+        if (repeats.is_array()) // the across-repeat interval, which must agree for a *
+            text += QStringLiteral(" repeats [%1-%2]")
+                        .arg(repeats[0].get<double>(), 0, 'f', 2)
+                        .arg(repeats[1].get<double>(), 0, 'f', 2);
         if (config.value("significant", nlohmann::json::object())
                 .value(c.key, nlohmann::json::object())
                 .value(c.stat, false))
@@ -107,7 +114,8 @@ QString repeatsMarkdown(const nlohmann::json& arm)
                                .arg(QLatin1String(label), number(s["mean"], 1))
                                .arg(s.value("cv", 0.0) * 100, 0, 'f', 1);
             if (s["t_ci95"].is_array())
-                part += QStringLiteral(" [%1-%2]").arg(number(s["t_ci95"][0], 1), number(s["t_ci95"][1], 1));
+                part += QStringLiteral(", t-interval [%1, %2]")
+                            .arg(number(s["t_ci95"][0], 1), number(s["t_ci95"][1], 1));
             parts << part;
         }
         out += QStringLiteral("Repeats of %1 (%2 runs): %3.\n")
@@ -117,7 +125,7 @@ QString repeatsMarkdown(const nlohmann::json& arm)
     }
     if (!out.isEmpty())
         out += QStringLiteral("With repeats, * needs both the bootstrap over requests and Welch's t-interval over the "
-                              "repeat values (CV and [t-interval] above) to exclude 1.\n");
+                              "repeat values (\"repeats [low-high]\") to exclude 1.\n");
     return out;
 }
 

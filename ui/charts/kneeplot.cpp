@@ -60,10 +60,16 @@ KneePlot::KneePlot(QWidget* parent)
     m_plot->yAxis->setLabel(tr("TTFT (ms, log)"));
     m_plot->yAxis2->setVisible(true);
     m_plot->yAxis2->setLabel(tr("TPOT (ms)"));
+    // The legend goes below the axes: inside, it would hide the SLO labels or the knee itself.
     m_plot->legend->setVisible(true);
     m_plot->legend->setBrush(pal.brush(QPalette::Base));
+    m_plot->legend->setBorderPen(Qt::NoPen);
     m_plot->legend->setTextColor(text);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(3); // one row per configuration: TTFT p50, TTFT p99, TPOT p50
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     reset(QString(), true, {});
 }
