@@ -234,7 +234,10 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                     std::optional<Interval> across;
                     if (withRepeats && !isBaseline) {
                         const std::string id = std::string(key) + '.' + stat;
-                        across = repeatRatioCi95(baseRepeats.values.at(id), repeats.values.at(id));
+                        const auto base = baseRepeats.values.find(id);
+                        const auto other = repeats.values.find(id);
+                        if (base != baseRepeats.values.end() && other != repeats.values.end())
+                            across = repeatRatioCi95(base->second, other->second);
                         if (across)
                             repeatRatioCi[key][stat] = interval(*across);
                     }
