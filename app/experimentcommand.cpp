@@ -9,6 +9,7 @@
 #include <QEventLoop>
 #include <QFile>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -35,6 +36,9 @@ int runExperiment(
 int runExperimentSpec(
     ks::ExperimentSpec spec, const QString& outPath, ProgressReporter::Mode progressMode, double maxErrorRate)
 {
+    // A sweep may stop early, so with sweeps the total is an estimate: "[3/~16]".
+    const bool sweeps
+        = std::any_of(spec.arms.begin(), spec.arms.end(), [](const ks::ArmSpec& a) { return a.sweep.has_value(); });
     ks::ExperimentRunner runner(std::move(spec), outPath);
     ks::UnixSignals unixSignals;
     QEventLoop loop;
@@ -60,7 +64,7 @@ int runExperimentSpec(
         runner.stop();
     });
     QObject::connect(&runner, &ks::ExperimentRunner::armStarted, &loop, [&](const QString& run, int index, int total) {
-        std::fprintf(stderr, "[%d/%d] %s\n", index + 1, total, qPrintable(run));
+        std::fprintf(stderr, "[%d/%s%d] %s\n", index + 1, sweeps ? "~" : "", total, qPrintable(run));
         progress = std::make_unique<ProgressReporter>(progressMode);
     });
     QObject::connect(&runner, &ks::ExperimentRunner::progressed, &loop, [&](const ks::LoadProgress& p) {

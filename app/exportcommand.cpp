@@ -28,8 +28,9 @@ int exportMain(int argc, char** argv)
     parser.addPositionalArgument(QStringLiteral("export"), QStringLiteral("The subcommand."));
     parser.addPositionalArgument(QStringLiteral("RUNS.jsonl"), QStringLiteral("A run file."));
     parser.addOption({ QStringLiteral("chart"),
-        QStringLiteral("ttft, tpot, itl, e2e, throughput (grouped bars), cdf-ttft, cdf-tpot, cdf-itl, cdf-e2e, or "
-                       "drift (probe changes per configuration)."),
+        QStringLiteral("ttft, tpot, itl, e2e, throughput (grouped bars), cdf-ttft, cdf-tpot, cdf-itl, cdf-e2e, "
+                       "knee (a sweep arm: latency against achieved load, SLO and capacity), or drift (probe changes "
+                       "per configuration)."),
         QStringLiteral("CHART") });
     parser.addOption({ QStringLiteral("format"), QStringLiteral("png, svg or pdf (default: from --out)."),
         QStringLiteral("FORMAT") });
@@ -105,8 +106,16 @@ int exportMain(int argc, char** argv)
                 ok = ks::exportChart(*drift.counts(), out, size, &error);
             }
         } else {
-            const QString arm = parser.value(QStringLiteral("arm")).isEmpty() ? compare.arms().value(0)
-                                                                              : parser.value(QStringLiteral("arm"));
+            QString arm = parser.value(QStringLiteral("arm"));
+            if (arm.isEmpty()) {
+                arm = compare.arms().value(0);
+                if (chart == QLatin1String("knee")) // the first sweep arm
+                    for (const nlohmann::json& a : result->compare)
+                        if (a.contains("sweep")) {
+                            arm = QString::fromStdString(a.value("arm", std::string()));
+                            break;
+                        }
+            }
             ok = compare.exportChart(chart, arm, out, size, &error);
         }
     }

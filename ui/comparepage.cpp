@@ -2,8 +2,10 @@
 
 #include "charts/barchart.h"
 #include "charts/cdfplot.h"
+#include "charts/kneeplot.h"
 #include "charts/palette.h"
 #include "metrics/compareformat.h"
+#include "metrics/sweepcompare.h"
 #include "models/comparetablemodel.h"
 #include "runfileloader.h"
 
@@ -80,6 +82,7 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     , m_warning(new QLabel(this))
     , m_bars(new BarChart(this))
     , m_cdf(new CdfPlot(this))
+    , m_knee(new KneePlot(this))
     , m_model(new CompareTableModel(this))
     , m_tableView(new QTableView(this))
 {
@@ -110,6 +113,14 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     };
     menu->addAction(tr("Bars…"), this, [exportOne] { exportOne(false); });
     menu->addAction(tr("CDF…"), this, [exportOne] { exportOne(true); });
+    menu->addAction(tr("Knee (sweep arms)…"), this, [this, size] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("knee.png"),
+            tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+        QString error;
+        if (!path.isEmpty()
+            && !exportChart(QStringLiteral("knee"), m_arm->currentText(), path, sizeOf(size->currentText()), &error))
+            QMessageBox::warning(this, tr("Export failed"), error);
+    });
     exportChartButton->setMenu(menu);
     auto* exportTableButton = new QToolButton(this);
     exportTableButton->setText(tr("Export table…"));
@@ -155,6 +166,8 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     auto* charts = new QSplitter(Qt::Horizontal, this);
     charts->addWidget(m_bars);
     charts->addWidget(m_cdf);
+    charts->addWidget(m_knee); // shown instead of bars and CDF for a sweep arm
+    m_knee->hide();
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(charts);
     split->addWidget(m_tableView);
@@ -264,7 +277,64 @@ void ComparePage::refresh()
             ? QStringLiteral("⚠ ") + QString::fromStdString((*arm)["warning"].get<std::string>())
             : QString());
     m_warning->setVisible(arm->contains("warning"));
+    const bool sweep = arm->contains("sweep");
+    m_bars->setVisible(!sweep);
+    m_cdf->setVisible(!sweep);
+    m_knee->setVisible(sweep);
+    m_metric->setEnabled(!sweep);
+    if (sweep) {
+        showKnee(m_arm->currentText());
+        m_warning->setText(sweepCapacityLine(*arm));
+        m_warning->setVisible(true);
+        return;
+    }
     showMetric(m_arm->currentText(), m_metric->currentData().toString());
+}
+
+bool ComparePage::showKnee(const QString& armName)
+{
+    const nlohmann::json* arm = m_result ? armOf(m_result->compare, armName) : nullptr;
+    if (arm && !arm->contains("sweep") && arm->contains("sweep_arm")) // a step: chart its sweep
+        arm = armOf(m_result->compare, QString::fromStdString((*arm)["sweep_arm"].get<std::string>()));
+    if (!arm || !arm->contains("sweep"))
+        return false;
+    const nlohmann::json& sweep = (*arm)["sweep"];
+    const bool overRate = sweep.value("over", std::string("rate")) == "rate";
+    Slo slo;
+    const nlohmann::json sloJson = arm->value("slo", nlohmann::json::object());
+    slo.ttftMs = sloJson.value("ttft_ms", 0.0);
+    slo.tpotMs = sloJson.value("tpot_ms", 0.0);
+    const QString name = QString::fromStdString((*arm)["arm"].get<std::string>());
+    m_knee->reset(chartTitle(name, overRate ? tr("knee over rate") : tr("knee over concurrency")), overRate, slo);
+    // The points as compare recomputed them, so chart and table agree.
+    int index = 0;
+    const nlohmann::json configs = sweep.value("configs", nlohmann::json::array());
+    const nlohmann::json points = sweep.value("points", nlohmann::json::object());
+    for (const auto& config : configs) {
+        const QString label = QString::fromStdString(config.get<std::string>());
+        const nlohmann::json list = points.value(config.get<std::string>(), nlohmann::json::array());
+        for (const auto& p : list) {
+            SweepPoint point;
+            point.config = label;
+            point.run = QString::fromStdString(p.value("run", std::string()));
+            point.step = QString::fromStdString(p.value("step", std::string()));
+            if (p["value"].is_number())
+                point.value = p["value"].get<double>();
+            point.repeat = p.value("repeat", 1);
+            point.achievedReqPerS = p.value("achieved_req_per_s", 0.0);
+            auto ms = [&](const char* key) { return p[key].is_number() ? p[key].get<double>() : -1.0; };
+            point.ttftP50 = ms("ttft_p50_ms");
+            point.ttftP99 = ms("ttft_p99_ms");
+            point.tpotP50 = ms("tpot_p50_ms");
+            point.tpotP99 = ms("tpot_p99_ms");
+            point.verdict.meetsSlo = p.value("meets_slo", true);
+            point.verdict.keptUp = p.value("kept_up", true);
+            m_knee->addPoint(point, configColor(index));
+        }
+        ++index;
+    }
+    m_knee->replot();
+    return true;
 }
 
 QString ComparePage::chartTitle(const QString& arm, const QString& what) const
@@ -273,9 +343,13 @@ QString ComparePage::chartTitle(const QString& arm, const QString& what) const
         ? m_result->file->experiment.value("spec", nlohmann::json::object()).value("name", std::string())
         : std::string();
     QStringList configs;
-    if (const nlohmann::json* a = m_result ? armOf(m_result->compare, arm) : nullptr)
+    if (const nlohmann::json* a = m_result ? armOf(m_result->compare, arm) : nullptr) {
         for (const nlohmann::json& c : (*a)["configs"])
             configs << QString::fromStdString(c["config"].get<std::string>());
+        if (a->contains("sweep")) // a sweep's entry names its configurations there
+            for (const nlohmann::json& c : (*a)["sweep"].value("configs", nlohmann::json::array()))
+                configs << QString::fromStdString(c.get<std::string>());
+    }
     return QStringLiteral("%1 · %2 · %3 · %4")
         .arg(name.empty() ? tr("experiment") : QString::fromStdString(name), arm, what,
             configs.join(QStringLiteral(" vs ")));
@@ -332,6 +406,21 @@ bool ComparePage::exportChart(
         *error = tr("no arm \"%1\" to export (arms: %2)").arg(arm, arms().join(QStringLiteral(", ")));
         return false;
     }
+    if (chart == QLatin1String("knee")) {
+        if (!showKnee(arm)) {
+            QStringList sweeps;
+            for (const nlohmann::json& a : m_result->compare)
+                if (a.contains("sweep"))
+                    sweeps << QString::fromStdString(a["arm"].get<std::string>());
+            *error = sweeps.isEmpty()
+                ? tr("no sweep arm to chart a knee for")
+                : tr("arm \"%1\" is no sweep (sweep arms: %2)").arg(arm, sweeps.join(QStringLiteral(", ")));
+            return false;
+        }
+        const bool ok = ks::exportChart(*m_knee, path, size, error);
+        refresh();
+        return ok;
+    }
     const bool cdf = chart.startsWith(QLatin1String("cdf-"));
     const QString metric = cdf ? chart.mid(4) : chart;
     const QString key = metric == QLatin1String("throughput") ? metric : metric + QStringLiteral("_ms");
@@ -379,7 +468,12 @@ bool ComparePage::exportReport(const QString& directory, QString* error)
                             QFileInfo(m_result->path).fileName());
     for (const QString& arm : arms()) {
         index += QStringLiteral("## %1\n\n").arg(arm);
-        for (const char* chart : { "ttft", "tpot", "itl", "e2e", "throughput", "cdf-ttft", "cdf-e2e" }) {
+        const nlohmann::json* entry = armOf(m_result->compare, arm);
+        const bool sweep = entry && entry->contains("sweep");
+        const std::vector<const char*> charts = sweep
+            ? std::vector<const char*> { "knee" }
+            : std::vector<const char*> { "ttft", "tpot", "itl", "e2e", "throughput", "cdf-ttft", "cdf-e2e" };
+        for (const char* chart : charts) {
             const QString base = QStringLiteral("%1-%2").arg(arm, QLatin1String(chart));
             for (const char* format : { "png", "svg" }) {
                 if (!exportChart(QString::fromLatin1(chart), arm,

@@ -12,6 +12,7 @@ namespace ks {
 
 class BarChart;
 class CdfPlot;
+class KneePlot;
 class CompareTableModel;
 class RunFileLoader;
 struct LoadedRunFile;
@@ -30,7 +31,8 @@ public:
     void selectArm(const QString& arm);
     void selectMetric(const QString& key); ///< ttft_ms, tpot_ms, itl_ms, e2e_ms, throughput
 
-    /// Writes one chart: `chart` is ttft|tpot|itl|e2e|throughput (bars) or cdf-ttft|cdf-tpot|... .
+    /// Writes one chart: `chart` is ttft|tpot|itl|e2e|throughput (bars), cdf-ttft|cdf-tpot|... , or knee
+    /// (a sweep arm, or any of its steps).
     bool exportChart(const QString& chart, const QString& arm, const QString& path, const QSize& size, QString* error);
     /// Every chart of every arm (PNG and SVG), the tables (CSV, Markdown) and an index.md.
     bool exportReport(const QString& directory, QString* error);
@@ -38,12 +40,15 @@ public:
     QStringList arms() const;
     BarChart* bars() const { return m_bars; }
     CdfPlot* cdf() const { return m_cdf; }
+    KneePlot* knee() const { return m_knee; }
     CompareTableModel* table() const { return m_model; }
 
 private:
     void refresh();
     QString chartTitle(const QString& arm, const QString& what) const;
     void showMetric(const QString& arm, const QString& key);
+    /// Fills the knee chart from a sweep arm's entry; false when `arm` is no sweep (nor a step of one).
+    bool showKnee(const QString& arm);
 
     RunFileLoader* m_loader;
     std::shared_ptr<const LoadedRunFile> m_result;
@@ -54,6 +59,7 @@ private:
     QLabel* m_warning;
     BarChart* m_bars;
     CdfPlot* m_cdf;
+    KneePlot* m_knee;
     CompareTableModel* m_model;
     QTableView* m_tableView;
     bool m_filling = false;

@@ -1,5 +1,6 @@
 #include "livepage.h"
 
+#include "charts/kneeplot.h"
 #include "charts/palette.h"
 #include "charts/timeseriesplot.h"
 #include "models/runlistmodel.h"
@@ -42,6 +43,7 @@ QString configOfRun(const QString& run)
 
 LivePage::LivePage(QWidget* parent)
     : QWidget(parent)
+    , m_knee(new KneePlot(this))
     , m_legend(new QLabel(this))
     , m_cumulativeBox(new QCheckBox(tr("&Cumulative"), this))
     , m_runs(new RunListModel(this))
@@ -88,6 +90,9 @@ LivePage::LivePage(QWidget* parent)
         ++i;
     }
     m_charts[QStringLiteral("drift")]->hide();
+    grid->addWidget(m_knee, 4, 0, 1, 2); // a row of its own once a sweep step has finished
+    m_knee->setMinimumHeight(260);
+    m_knee->hide();
     m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
     m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used (%)"));
 
@@ -119,6 +124,8 @@ LivePage::LivePage(QWidget* parent)
     connect(&m_replotTimer, &QTimer::timeout, this, [this] {
         for (TimeSeriesPlot* chart : std::as_const(m_charts))
             chart->replot();
+        if (m_knee->isVisible())
+            m_knee->replot();
     });
     m_replotTimer.start();
     updateLegend();
@@ -137,6 +144,8 @@ void LivePage::clear()
     m_nextOffset = 0;
     m_runs->clear();
     m_charts[QStringLiteral("drift")]->hide();
+    m_knee->reset(QString(), true, {});
+    m_knee->hide();
     updateLegend();
 }
 
@@ -263,6 +272,29 @@ void LivePage::runFinished(const QString& run, const nlohmann::json& summary)
         m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("gentle"), row);
     if (summary.value("status", std::string()) == "server_exited")
         m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("server exited"), row);
+    addKneePoint(summary);
+}
+
+void LivePage::addKneePoint(const nlohmann::json& summary)
+{
+    const auto sweep = summary.find("sweep");
+    if (sweep == summary.end() || !sweep->is_object())
+        return;
+    Slo slo;
+    if (const auto s = summary.find("slo"); s != summary.end() && s->is_object()) {
+        slo.ttftMs = s->value("ttft_ms", 0.0);
+        slo.tpotMs = s->value("tpot_ms", 0.0);
+    }
+    const std::optional<SweepPoint> point = sweepPoint(summary, slo);
+    if (!point)
+        return;
+    const QString arm = QString::fromStdString(sweep->value("arm", std::string()));
+    const bool overRate = sweep->value("over", std::string("rate")) == "rate";
+    const QString title = tr("Knee: %1 (sweep over %2)").arg(arm, overRate ? tr("rate") : tr("concurrency"));
+    if (m_knee->arm() != title) // a new sweep arm starts its own chart
+        m_knee->reset(title, overRate, slo);
+    m_knee->addPoint(*point, colorOf(point->config));
+    m_knee->show();
 }
 
 void LivePage::setCumulative(bool cumulative)

@@ -14,6 +14,7 @@ class QTableView;
 
 namespace ks {
 
+class KneePlot;
 class RunListModel;
 class TimeSeriesPlot;
 
@@ -38,6 +39,8 @@ public:
     /// Chart access for tests and export: "ttft", "tpot", "itl", "throughput",
     /// "errors", "server", "drift".
     TimeSeriesPlot* chart(const QString& name) const { return m_charts.value(name); }
+    /// The knee of the current sweep arm; hidden until a sweep step finishes.
+    KneePlot* knee() const { return m_knee; }
     /// The x of a snapshot of `run` taken `atS` seconds into that run.
     double xOf(const QString& run, double atS) const { return m_offsets.value(run) + atS; }
     RunListModel* runs() const { return m_runs; }
@@ -50,6 +53,7 @@ private:
     void addPercentiles(
         const QString& chart, const QString& config, const QString& suffix, const PercentileSummary& s, double x);
     void updateLegend();
+    void addKneePoint(const nlohmann::json& summary);
     void applySeriesVisibility();
 
     QHash<QString, TimeSeriesPlot*> m_charts;
@@ -59,6 +63,7 @@ private:
     QStringList m_configs;
     double m_nextOffset = 0;
     bool m_cumulative = false;
+    KneePlot* m_knee;
     QLabel* m_legend;
     QCheckBox* m_cumulativeBox;
     RunListModel* m_runs;

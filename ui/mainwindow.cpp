@@ -11,6 +11,8 @@
 #include "runfileloader.h"
 #include "settings.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -296,6 +298,8 @@ void MainWindow::run()
     m_live->clear();
     m_liveFile.reset();
     m_currentRun.clear();
+    m_totalIsEstimate
+        = std::any_of(spec.arms.begin(), spec.arms.end(), [](const ArmSpec& a) { return a.sweep.has_value(); });
     m_experimentClock.start();
     log(tr("Running %1 into %2").arg(spec.name, m_runFile));
     m_controller->start(spec, m_runFile);
@@ -326,7 +330,11 @@ void MainWindow::onRunStarted(const QString& run, int index, int total)
     m_runTotal = total;
     m_live->runStarted(run);
     // A replay does not know how many runs the file holds until it ends.
-    log(total > 0 ? tr("Arm %1 of %2: %3").arg(index + 1).arg(total).arg(run)
+    log(total > 0 ? tr("Arm %1 of %2%3: %4")
+                        .arg(index + 1)
+                        .arg(m_totalIsEstimate ? tr("about ") : QString())
+                        .arg(total)
+                        .arg(run)
                   : tr("Arm %1: %2").arg(index + 1).arg(run));
 }
 
@@ -338,8 +346,9 @@ void MainWindow::onProgress(const LoadProgress& p)
         eta = tr(" · arm ETA %1").arg(clock(p.elapsedS * double(p.expected - p.done) / double(p.done)));
     else if (p.durationS > 0)
         eta = tr(" · arm ETA %1").arg(clock(std::max(0.0, p.durationS - p.elapsedS)));
-    const QString arm
-        = m_runTotal > 0 ? tr("arm %1 of %2").arg(m_runIndex + 1).arg(m_runTotal) : tr("arm %1").arg(m_runIndex + 1);
+    const QString arm = m_runTotal > 0
+        ? tr("arm %1 of %2%3").arg(m_runIndex + 1).arg(m_totalIsEstimate ? tr("about ") : QString()).arg(m_runTotal)
+        : tr("arm %1").arg(m_runIndex + 1);
     m_status->setText(tr("%1 (%2) · %3%4 requests · %5 errors · %6 req/s · elapsed %7%8")
                           .arg(m_currentRun, arm)
                           .arg(p.done)

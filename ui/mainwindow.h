@@ -116,6 +116,7 @@ private:
     QString m_currentRun;
     int m_runIndex = 0;
     int m_runTotal = 0;
+    bool m_totalIsEstimate = false; ///< the experiment sweeps: a sweep may stop early
     double m_reqPerS = 0;
     QElapsedTimer m_experimentClock;
     bool m_closeWhenStopped = false;

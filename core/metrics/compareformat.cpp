@@ -1,6 +1,7 @@
 #include "metrics/compareformat.h"
 
 #include "metrics/runsummary.h"
+#include "metrics/sweepcompare.h"
 
 #include <QStringList>
 
@@ -39,6 +40,13 @@ QString compareCell(const nlohmann::json& config, const CompareColumn& c, bool i
     if (c.stat && config["ratio_ci95"].contains(c.key)) {
         const auto& ci = config["ratio_ci95"][c.key][c.stat];
         text += QStringLiteral(" [%1-%2]").arg(ci[0].get<double>(), 0, 'f', 2).arg(ci[1].get<double>(), 0, 'f', 2);
+        const nlohmann::json repeats = config.value("repeat_ratio_ci95", nlohmann::json::object())
+                                           .value(c.key, nlohmann::json::object())
+                                           .value(c.stat, nlohmann::json());
+        if (repeats.is_array()) // the across-repeat interval, which must agree for a *
+            text += QStringLiteral(" repeats [%1-%2]")
+                        .arg(repeats[0].get<double>(), 0, 'f', 2)
+                        .arg(repeats[1].get<double>(), 0, 'f', 2);
         if (config.value("significant", nlohmann::json::object())
                 .value(c.key, nlohmann::json::object())
                 .value(c.stat, false))
@@ -47,10 +55,90 @@ QString compareCell(const nlohmann::json& config, const CompareColumn& c, bool i
     return text + QLatin1Char(')');
 }
 
+namespace {
+
+QString number(const nlohmann::json& v, int decimals)
+{
+    return v.is_number() ? QString::number(v.get<double>(), 'f', decimals) : QStringLiteral("n/a");
+}
+
+QString sweepMarkdown(const nlohmann::json& arm)
+{
+    const nlohmann::json& sweep = arm["sweep"];
+    const bool rate = sweep.value("over", std::string("rate")) == "rate";
+    QString out = QStringLiteral("## %1 (sweep over %2)\n\n")
+                      .arg(QString::fromStdString(arm["arm"].get<std::string>()),
+                          rate ? QStringLiteral("rate") : QStringLiteral("concurrency"));
+    out += sweepCapacityLine(arm) + QStringLiteral(".\n\n");
+    out += QStringLiteral("| config | step | achieved req/s | TTFT p50 ms | TTFT p99 ms | TPOT p50 ms | TPOT p99 ms | "
+                          "verdict |\n|---|---|---|---|---|---|---|---|\n");
+    const nlohmann::json points = sweep.value("points", nlohmann::json::object());
+    const nlohmann::json configs = sweep.value("configs", nlohmann::json::array());
+    for (const auto& config : configs) {
+        const nlohmann::json list = points.value(config.get<std::string>(), nlohmann::json::array());
+        for (const auto& p : list) {
+            const std::string run = p.value("run", std::string());
+            const QString verdict = !p.value("kept_up", true) ? QStringLiteral("fell behind")
+                : p.value("meets_slo", true)                  ? QStringLiteral("meets SLO")
+                                                              : QStringLiteral("breaks SLO");
+            out += QStringLiteral("| %1 | %2 | %3 | %4 | %5 | %6 | %7 | %8 |\n")
+                       .arg(QString::fromStdString(config.get<std::string>()),
+                           QString::fromStdString(run.substr(run.find('/') + 1)), number(p["achieved_req_per_s"], 2),
+                           number(p["ttft_p50_ms"], 1), number(p["ttft_p99_ms"], 1), number(p["tpot_p50_ms"], 1),
+                           number(p["tpot_p99_ms"], 1), verdict);
+        }
+    }
+    out += QStringLiteral("\nCapacity: the highest step whose every repeat met the SLO at p99 and, for rate steps, "
+                          "completed at least 90 % of the rate its schedule offered.\n");
+    const nlohmann::json stops = sweep.value("stop", nlohmann::json::object());
+    for (const auto& [config, reason] : stops.items())
+        out += QStringLiteral("%1 stopped early: %2.\n")
+                   .arg(QString::fromStdString(config), QString::fromStdString(reason.get<std::string>()));
+    return out + QLatin1Char('\n');
+}
+
+QString repeatsMarkdown(const nlohmann::json& arm)
+{
+    QString out;
+    for (const auto& config : arm["configs"]) {
+        const auto repeats = config.find("repeats");
+        if (repeats == config.end())
+            continue;
+        const nlohmann::json spread = (*repeats)["spread"];
+        QStringList parts;
+        for (const auto& [key, label] : { std::pair { "ttft_ms", "TTFT p50" }, std::pair { "tpot_ms", "TPOT p50" } }) {
+            if (!spread.contains(key))
+                continue;
+            const nlohmann::json& s = spread[key]["p50"];
+            QString part = QStringLiteral("%1 mean %2 ms, CV %3 %")
+                               .arg(QLatin1String(label), number(s["mean"], 1))
+                               .arg(s.value("cv", 0.0) * 100, 0, 'f', 1);
+            if (s["t_ci95"].is_array())
+                part += QStringLiteral(", t-interval [%1, %2]")
+                            .arg(number(s["t_ci95"][0], 1), number(s["t_ci95"][1], 1));
+            parts << part;
+        }
+        out += QStringLiteral("Repeats of %1 (%2 runs): %3.\n")
+                   .arg(QString::fromStdString(config["config"].get<std::string>()))
+                   .arg((*repeats)["n"].get<int>())
+                   .arg(parts.join(QStringLiteral("; ")));
+    }
+    if (!out.isEmpty())
+        out += QStringLiteral("With repeats, * needs both the bootstrap over requests and Welch's t-interval over the "
+                              "repeat values (\"repeats [low-high]\") to exclude 1.\n");
+    return out;
+}
+
+} // namespace
+
 QString compareMarkdown(const nlohmann::json& arms)
 {
     QString out;
     for (const auto& arm : arms) {
+        if (arm.contains("sweep")) {
+            out += sweepMarkdown(arm);
+            continue;
+        }
         out += QStringLiteral("## %1 (baseline %2)\n\n")
                    .arg(QString::fromStdString(arm["arm"].get<std::string>()),
                        QString::fromStdString(arm["baseline"].get<std::string>()));
@@ -80,6 +168,7 @@ QString compareMarkdown(const nlohmann::json& arms)
             out += QStringLiteral("Goodput counts requests meeting %1.\n").arg(bounds.join(QStringLiteral(" and ")));
         else
             out += QStringLiteral("No SLO set: goodput equals throughput.\n");
+        out += repeatsMarkdown(arm);
         if (arm.contains("warning"))
             out += QStringLiteral("WARNING: %1\n").arg(QString::fromStdString(arm["warning"].get<std::string>()));
         out += QLatin1Char('\n');
@@ -92,6 +181,12 @@ QString compareCsv(const nlohmann::json& arms)
     QString out;
     out += QStringLiteral("arm,config,metric,stat,value,ratio,ratio_low,ratio_high,significant\n");
     for (const auto& arm : arms) {
+        if (const auto sweep = arm.find("sweep"); sweep != arm.end()) {
+            const nlohmann::json capacities = sweep->value("capacity", nlohmann::json::object());
+            for (const auto& [config, capacity] : capacities.items())
+                out += QString::asprintf("%s,%s,capacity,,%s,,,,\n", arm["arm"].get<std::string>().c_str(),
+                    config.c_str(), capacity.is_number() ? qPrintable(QString::number(capacity.get<double>())) : "");
+        }
         for (const auto& config : arm["configs"]) {
             const std::string prefix = arm["arm"].get<std::string>() + ',' + config["config"].get<std::string>() + ',';
             for (const char* key : { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" }) {

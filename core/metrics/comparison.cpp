@@ -2,11 +2,14 @@
 
 #include "metrics/bootstrap.h"
 #include "metrics/percentiles.h"
+#include "metrics/repeatstats.h"
 #include "metrics/runsummary.h"
+#include "metrics/sweepcompare.h"
 
 #include <QFileInfo>
 
 #include <map>
+#include <set>
 
 namespace ks {
 
@@ -74,46 +77,164 @@ nlohmann::json interval(const Interval& i)
     return nlohmann::json::array({ i.low, i.high });
 }
 
+// One configuration's runs of one arm: a single run, or its repeats pooled
+// (every request of every repeat) for the bootstrap and the CDFs.
+struct ConfigRuns {
+    QString config;
+    std::vector<const RunData*> runs;
+    RunData pooled; ///< filled by pool() when there are repeats
+    void pool()
+    {
+        if (runs.size() < 2)
+            return;
+        pooled.run = runs.front()->run;
+        pooled.config = config;
+        pooled.arm = runs.front()->arm;
+        pooled.requests.setRun(pooled.run);
+        for (const RunData* r : runs)
+            for (const RequestRecord& record : r->requests)
+                pooled.requests.push_back(record);
+    }
+    const RunData& data() const { return runs.size() < 2 ? *runs.front() : pooled; }
+};
+
+// Latency over the pooled requests; rates as the mean over repeats, since each
+// repeat's clock starts at 0 and pooled spans would overlap.
+nlohmann::json summaryOf(const ConfigRuns& group, const QString& arm, const Slo& slo)
+{
+    const RunData& run = group.data();
+    nlohmann::json s = summarizeRun(run.run, run.config, arm, run.requests, slo);
+    if (group.runs.size() < 2)
+        return s;
+    for (const char* key : { "req_per_s", "out_tok_per_s", "goodput_req_per_s" }) {
+        double sum = 0;
+        for (const RunData* r : group.runs)
+            sum += summarizeRun(r->run, r->config, arm, r->requests, slo)[key].get<double>();
+        s[key] = sum / double(group.runs.size());
+    }
+    return s;
+}
+
+// Each repeat's value of every latency statistic, and the `repeats` object.
+struct RepeatValues {
+    int runs = 0;
+    std::map<std::string, std::vector<double>> values; ///< "ttft_ms.p50" -> one value per repeat
+    nlohmann::json json;
+};
+
+RepeatValues repeatValuesOf(const ConfigRuns& group, const QString& arm, const Slo& slo)
+{
+    RepeatValues out;
+    out.runs = int(group.runs.size());
+    if (out.runs < 2)
+        return out;
+    std::map<std::string, std::vector<double>> rates;
+    nlohmann::json runs = nlohmann::json::array();
+    for (const RunData* r : group.runs) {
+        runs.push_back(r->run.toStdString());
+        const nlohmann::json s = summarizeRun(r->run, r->config, arm, r->requests, slo);
+        for (const char* key : { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" })
+            for (const char* stat : { "p50", "p95", "p99" })
+                if (s[key].is_object())
+                    out.values[std::string(key) + '.' + stat].push_back(s[key][stat].get<double>());
+        rates["req_per_s"].push_back(s["req_per_s"].get<double>());
+    }
+    nlohmann::json spread = nlohmann::json::object();
+    auto describe = [](const std::vector<double>& v) {
+        const RepeatSpread r = repeatSpread(v);
+        return nlohmann::json { { "values", v }, { "mean", r.mean }, { "cv", r.cv },
+            { "t_ci95", r.tCi95 ? interval(*r.tCi95) : nlohmann::json(nullptr) } };
+    };
+    for (const auto& [id, v] : out.values) {
+        const auto dot = id.find('.');
+        spread[id.substr(0, dot)][id.substr(dot + 1)] = describe(v);
+    }
+    spread["req_per_s"] = describe(rates["req_per_s"]);
+    out.json = { { "n", out.runs }, { "runs", runs }, { "spread", spread } };
+    return out;
+}
+
+// Welch's interval of the difference of repeat means, as a ratio to the
+// baseline's mean, so it reads like the bootstrap's ratio interval.
+std::optional<Interval> repeatRatioCi95(const std::vector<double>& base, const std::vector<double>& other)
+{
+    const std::optional<Interval> d = welchDifferenceCi95(base, other);
+    if (!d || base.empty())
+        return std::nullopt;
+    double mean = 0;
+    for (double v : base)
+        mean += v / double(base.size());
+    if (mean <= 0)
+        return std::nullopt;
+    return Interval { 1.0 + d->low / mean, 1.0 + d->high / mean };
+}
+
 } // namespace
 
 nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, QString* error)
 {
-    // Arms in the order they first appear; configurations in file order within each.
+    // Arms in the order they first appear; configurations in file order within
+    // each; the repeats of one configuration (ARM#2, ...) together.
     std::vector<QString> arms;
-    std::map<QString, std::vector<const RunData*>> byArm;
+    std::map<QString, std::vector<ConfigRuns>> byArm;
+    std::map<QString, QString> sweepOfArm; // step arm -> its sweep arm
     for (const RunData& run : file.runs) {
         if (run.info.contains("probes"))
             continue; // probe passes measure output stability, not load: `knobscope drift`
         const QString arm = run.arm.isEmpty() ? run.run : run.arm;
         if (!byArm.count(arm))
             arms.push_back(arm);
-        byArm[arm].push_back(&run);
+        std::vector<ConfigRuns>& groups = byArm[arm];
+        auto group
+            = std::find_if(groups.begin(), groups.end(), [&](const ConfigRuns& g) { return g.config == run.config; });
+        if (group == groups.end())
+            group = groups.insert(groups.end(), ConfigRuns { run.config, {}, {} });
+        group->runs.push_back(&run);
+        if (const auto sweep = run.info.find("sweep"); sweep != run.info.end() && sweep->contains("arm"))
+            sweepOfArm[arm] = QString::fromStdString(sweep->value("arm", std::string()));
     }
     const Slo slo = options.slo ? *options.slo : experimentSlo(file.experiment);
+    const std::vector<SweepRuns> sweeps = sweepRunsOf(file);
+    std::set<QString> sweepsDone;
     nlohmann::json out = nlohmann::json::array();
     for (const QString& arm : arms) {
-        const std::vector<const RunData*>& runs = byArm[arm];
-        const RunData* baseline = runs.front();
+        if (const auto sweep = sweepOfArm.find(arm); sweep != sweepOfArm.end() && !sweepsDone.count(sweep->second)) {
+            sweepsDone.insert(sweep->second); // a sweep's own entry comes before its first step
+            for (const SweepRuns& s : sweeps)
+                if (s.arm == sweep->second)
+                    out.push_back(sweepCompareEntry(s, slo));
+        }
+        std::vector<ConfigRuns>& groups = byArm[arm];
+        for (ConfigRuns& group : groups)
+            group.pool();
+        const ConfigRuns* baseline = &groups.front();
         if (!options.baseline.isEmpty()) {
             const auto it = std::find_if(
-                runs.begin(), runs.end(), [&](const RunData* r) { return r->config == options.baseline; });
-            if (it == runs.end()) {
+                groups.begin(), groups.end(), [&](const ConfigRuns& g) { return g.config == options.baseline; });
+            if (it == groups.end()) {
                 *error = QStringLiteral("arm \"%1\" has no configuration \"%2\"").arg(arm, options.baseline);
                 return nullptr;
             }
-            baseline = *it;
+            baseline = &*it;
         }
         const bool intervals = options.resamples > 0;
-        const std::vector<Series> baseSeries = intervals ? seriesOf(*baseline) : std::vector<Series>();
-        const nlohmann::json baseSummary = summarizeRun(baseline->run, baseline->config, arm, baseline->requests, slo);
+        const std::vector<Series> baseSeries = intervals ? seriesOf(baseline->data()) : std::vector<Series>();
+        const nlohmann::json baseSummary = summaryOf(*baseline, arm, slo);
+        const RepeatValues baseRepeats = repeatValuesOf(*baseline, arm, slo);
         bool allGentle = true;
         nlohmann::json configs = nlohmann::json::array();
-        for (const RunData* run : runs) {
-            const nlohmann::json s = summarizeRun(run->run, run->config, arm, run->requests, slo);
-            const std::vector<Series> series = intervals ? seriesOf(*run) : std::vector<Series>();
-            nlohmann::json entry = { { "config", run->config.toStdString() }, { "run", run->run.toStdString() } };
+        for (const ConfigRuns& group : groups) {
+            const bool isBaseline = &group == baseline;
+            const RunData& run = group.data();
+            const nlohmann::json s = summaryOf(group, arm, slo);
+            const std::vector<Series> series = intervals ? seriesOf(run) : std::vector<Series>();
+            const RepeatValues repeats = repeatValuesOf(group, arm, slo);
+            const bool withRepeats = repeats.runs > 1 && baseRepeats.runs > 1;
+            nlohmann::json entry
+                = { { "config", group.config.toStdString() }, { "run", group.runs.front()->run.toStdString() } };
             nlohmann::json ci = nlohmann::json::object(), ratio = nlohmann::json::object(),
-                           ratioCi = nlohmann::json::object(), significant = nlohmann::json::object();
+                           ratioCi = nlohmann::json::object(), significant = nlohmann::json::object(),
+                           bootstrapSignificant = nlohmann::json::object(), repeatRatioCi = nlohmann::json::object();
             const quint64 seed = options.seed;
             static const char* const kKeys[] = { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" };
             static const char* const kStats[] = { "p50", "p95", "p99" };
@@ -135,10 +256,27 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                     if (baseValue <= 0)
                         continue;
                     ratio[key][stat] = s[key][stat].get<double>() / baseValue;
+                    std::optional<Interval> across;
+                    if (withRepeats && !isBaseline) {
+                        const std::string id = std::string(key) + '.' + stat;
+                        const auto base = baseRepeats.values.find(id);
+                        const auto other = repeats.values.find(id);
+                        if (base != baseRepeats.values.end() && other != repeats.values.end())
+                            across = repeatRatioCi95(base->second, other->second);
+                        if (across)
+                            repeatRatioCi[key][stat] = interval(*across);
+                    }
                     if (!intervals)
                         continue;
-                    ratioCi[key][stat] = interval(bootstrap.ratio[k]);
-                    significant[key][stat] = run != baseline && !bootstrap.ratio[k].contains(1.0);
+                    const Interval& r = bootstrap.ratio[k];
+                    ratioCi[key][stat] = interval(r);
+                    const bool bootstrapSays = !isBaseline && !r.contains(1.0);
+                    // With repeats on both sides, a difference is real only when the
+                    // run-to-run interval excludes 1 as well, on the same side.
+                    const bool repeatsSay = !across || (!across->contains(1.0) && (across->low > 1.0) == (r.low > 1.0));
+                    significant[key][stat] = bootstrapSays && repeatsSay;
+                    if (withRepeats)
+                        bootstrapSignificant[key][stat] = bootstrapSays;
                 }
             }
             for (const char* key : { "req_per_s", "out_tok_per_s", "goodput_req_per_s" }) {
@@ -151,21 +289,37 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             entry["requests"] = requests;
             entry["errors"] = s["errors"];
             entry["error_rate"] = requests > 0 ? s["errors"].get<double>() / requests : 0.0;
-            const nlohmann::json& stored = run->summary;
-            const bool gentle = stored.is_object() && stored.value("gentle", false);
+            bool gentle = true;
+            nlohmann::json maxWaiting = nullptr;
+            for (const RunData* r : group.runs) {
+                const nlohmann::json& stored = r->summary;
+                gentle = gentle && stored.is_object() && stored.value("gentle", false);
+                if (stored.is_object() && stored.contains("server")) {
+                    const nlohmann::json w = stored["server"].value("max_waiting", nlohmann::json(nullptr));
+                    if (w.is_number() && (maxWaiting.is_null() || w.get<double>() > maxWaiting.get<double>()))
+                        maxWaiting = w;
+                }
+            }
             allGentle = allGentle && gentle;
             entry["gentle"] = gentle;
-            entry["max_waiting"] = stored.is_object() && stored.contains("server")
-                ? stored["server"].value("max_waiting", nlohmann::json(nullptr))
-                : nlohmann::json(nullptr);
+            entry["max_waiting"] = maxWaiting;
             entry["ci95"] = ci;
             entry["ratio"] = ratio;
             entry["ratio_ci95"] = ratioCi;
             entry["significant"] = significant;
+            if (repeats.runs > 1) {
+                entry["repeats"] = repeats.json;
+                if (withRepeats && !isBaseline) {
+                    entry["repeat_ratio_ci95"] = repeatRatioCi;
+                    entry["bootstrap_significant"] = bootstrapSignificant;
+                }
+            }
             configs.push_back(entry);
         }
         nlohmann::json armEntry = { { "arm", arm.toStdString() }, { "baseline", baseline->config.toStdString() },
             { "gentle", allGentle }, { "configs", configs } };
+        if (const auto sweep = sweepOfArm.find(arm); sweep != sweepOfArm.end())
+            armEntry["sweep_arm"] = sweep->second.toStdString();
         if (slo.any())
             armEntry["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };
         if (allGentle)
@@ -192,7 +346,7 @@ RunFile mergeRunFiles(const RunFile& first, const QString& firstName, const RunF
         const QString suffix = QStringLiteral(" @") + name;
         for (RunData run : file->runs) {
             run.config += suffix;
-            run.run = run.config + QLatin1Char('/') + run.arm;
+            run.run = run.config + QLatin1Char('/') + run.run.section(QLatin1Char('/'), 1); // keeps @VALUE and #N
             run.requests.setRun(run.run);
             merged.runs.push_back(std::move(run));
         }

@@ -110,6 +110,12 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
     int good = 0;
     qint64 firstSend = std::numeric_limits<qint64>::max();
     qint64 lastEnd = std::numeric_limits<qint64>::min();
+    // For the sweep's "did the server keep up" test: the schedule's own rate
+    // against the rate of completions, each over its own span, so neither the
+    // drain after the last send nor Poisson's count noise looks like falling behind.
+    qint64 firstSched = std::numeric_limits<qint64>::max();
+    qint64 lastSched = std::numeric_limits<qint64>::min();
+    qint64 firstEnd = std::numeric_limits<qint64>::max();
     double outTokens = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const Facts f = at(i);
@@ -118,6 +124,8 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
             continue;
         ++requests;
         firstSend = std::min(firstSend, r.tSendUs);
+        firstSched = std::min(firstSched, r.tSchedUs);
+        lastSched = std::max(lastSched, r.tSchedUs);
         lag.push_back(double(r.tSendUs - r.tSchedUs) / 1000.0);
         if (r.tWireUs >= 0)
             sendQueue.push_back(double(r.tWireUs - r.tSendUs) / 1000.0);
@@ -130,6 +138,7 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
         }
         ++ok;
         lastEnd = std::max(lastEnd, r.tSendUs + r.e2eUs);
+        firstEnd = std::min(firstEnd, r.tSendUs + r.e2eUs);
         outTokens += r.outTokens;
         e2e.push_back(double(r.e2eUs) / 1000.0);
         if (r.ttftUs >= 0)
@@ -170,6 +179,9 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
         { "req_per_s", spanS > 0 ? ok / spanS : 0.0 },
         { "out_tok_per_s", spanS > 0 ? outTokens / spanS : 0.0 },
         { "goodput_req_per_s", spanS > 0 ? good / spanS : 0.0 },
+        { "offered_req_per_s",
+            requests > 1 && lastSched > firstSched ? (requests - 1) / (double(lastSched - firstSched) / 1e6) : 0.0 },
+        { "completion_req_per_s", ok > 1 && lastEnd > firstEnd ? (ok - 1) / (double(lastEnd - firstEnd) / 1e6) : 0.0 },
     };
     if (slo.any())
         s["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };

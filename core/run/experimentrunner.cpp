@@ -172,6 +172,7 @@ void ExperimentRunner::startConfig()
         return;
     }
     m_arm = 0;
+    m_runInConfig = 0;
     m_restartedForProbes = false;
     m_run = m_spec.configs[m_config].label;
     const bool needStart = m_spec.server && (!m_serverUp || m_spec.server->restartBetweenConfigs);
@@ -268,6 +269,14 @@ std::size_t ExperimentRunner::stepsPerConfig() const
     return m_spec.arms.size() + (m_spec.probes->acrossRestart ? 2 : 1);
 }
 
+std::size_t ExperimentRunner::runsPerConfig() const
+{
+    std::size_t runs = stepsPerConfig() - m_spec.arms.size(); // probe passes
+    for (const ArmSpec& arm : m_spec.arms)
+        runs += std::size_t(ArmPlan::estimatedRuns(arm));
+    return runs;
+}
+
 void ExperimentRunner::startArm()
 {
     if (m_stopRequested || m_arm >= stepsPerConfig() || !m_armProblem.isEmpty()) {
@@ -283,9 +292,20 @@ void ExperimentRunner::startArm()
         restartServer();
         return;
     }
-    const LoadSpec load = probePass ? m_spec.probeLoadSpec(config, m_probeSet, m_probeRestart)
-                                    : m_spec.loadSpec(config, m_spec.arms[m_arm]);
-    m_armName = probePass ? probeRunName(m_probeRestart) : m_spec.arms[m_arm].name;
+    std::optional<PlannedStep> step;
+    if (!probePass) {
+        if (!m_plan)
+            m_plan = std::make_unique<ArmPlan>(m_spec, config, m_spec.arms[m_arm]);
+        if (step = m_plan->next(); !step) { // this arm is done for this configuration
+            m_plan.reset();
+            ++m_arm;
+            QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection);
+            return;
+        }
+    }
+    const LoadSpec load = probePass ? m_spec.probeLoadSpec(config, m_probeSet, m_probeRestart) : step->load;
+    m_armName = probePass ? probeRunName(m_probeRestart) : step->armName;
+    m_runFields = step ? step->runFields : nlohmann::json::object();
     m_run = load.runLabel;
     m_snapshots.beginRun(config.label, config.model, m_probeRestart);
     m_maxWaiting = m_maxRunning = -1;
@@ -298,6 +318,7 @@ void ExperimentRunner::startArm()
         nlohmann::json line = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) },
             { "arm", text(m_armName) }, { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "knobs", config.knobs },
             { "model", text(config.model) }, { "ticks", true } };
+        line.update(m_runFields);
         if (m_probeRestart >= 0) {
             line["probes"] = m_probeSet->identity();
             line["probes"]["restart"] = m_probeRestart;
@@ -340,10 +361,13 @@ void ExperimentRunner::startArm()
         m_progressDirty = true;
     });
     connect(m_load.get(), &LoadRunner::finished, this, &ExperimentRunner::onArmFinished);
-    emit armStarted(m_run, int(m_config * stepsPerConfig() + m_arm), int(m_spec.configs.size() * stepsPerConfig()));
+    // Sweeps may stop early, so the total is an estimate (docs/experiments.md, "Sweeps").
+    emit armStarted(
+        m_run, int(m_config * runsPerConfig()) + m_runInConfig++, int(m_spec.configs.size() * runsPerConfig()));
     if (const QString error = m_load->start(); !error.isEmpty()) {
         m_problems << QStringLiteral("%1: %2").arg(m_run, error);
         m_load.reset();
+        m_plan.reset(); // the arm cannot run here: on to the next one
         ++m_arm;
         QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection);
     }
@@ -445,6 +469,8 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     summary["interrupted"] = m_stopRequested; // Stop, Ctrl-C or a failed write
     if (!result.stats.connectMs.empty())
         summary["connect_ms"] = percentile(result.stats.connectMs, 50);
+    if (m_plan)
+        m_plan->stepFinished(summary); // sweep/repeat fields and the early-stop decision
     nlohmann::json line = summary;
     line["type"] = "summary";
     m_writer.write(line);
@@ -464,12 +490,14 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
         recorded->requests.push_back(r);
     emit runRecorded(recorded);
     m_load.release()->deleteLater();
-    ++m_arm;
+    if (!m_plan)
+        ++m_arm; // a probe pass; a load arm moves on when its plan runs out
     QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection);
 }
 
 void ExperimentRunner::endConfig()
 {
+    m_plan.reset();
     m_armProblem.clear();
     ++m_config;
     const bool last = m_config >= m_spec.configs.size() || m_stopRequested;

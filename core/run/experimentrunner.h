@@ -2,6 +2,7 @@
 
 #include "drift/probeset.h"
 #include "load/loadrunner.h"
+#include "run/armplan.h"
 #include "run/experimentspec.h"
 #include "run/metricsscraper.h"
 #include "run/runsnapshotter.h"
@@ -66,6 +67,8 @@ private:
     void launchServer();
     void startArm();
     std::size_t stepsPerConfig() const;
+    /// Runs per configuration if no sweep stops early (sweep steps and repeats count one each).
+    std::size_t runsPerConfig() const;
     /// Writes the instant into the file as a `tick` line and sends the snapshot.
     void takeSnapshot();
     void onArmFinished(const LoadResult& result);
@@ -90,6 +93,9 @@ private:
     std::unique_ptr<MetricsScraper> m_scraper;
     std::size_t m_config = 0;
     std::size_t m_arm = 0;
+    std::unique_ptr<ArmPlan> m_plan; ///< the runs of the current load arm (sweep steps, repeats)
+    nlohmann::json m_runFields; ///< what the plan adds to the current run line
+    int m_runInConfig = 0; ///< runs started for this configuration, for armStarted's index
     QString m_run;
     QString m_armName;
     int m_probeRestart = -1; ///< the probe pass now running (restarts before it), -1 for load arms

@@ -262,6 +262,59 @@ void readConfigs(Checker& c, const json& doc, ExperimentSpec& spec)
     }
 }
 
+std::optional<SweepSpec> readSweep(Checker& c, const json& j, const QString& path)
+{
+    SweepSpec sweep;
+    const QString over = c.string(j, path, "over", true).value_or(QString());
+    if (over == QLatin1String("concurrency"))
+        sweep.over = SweepSpec::Over::Concurrency;
+    else if (over != QLatin1String("rate") && !over.isEmpty())
+        c.fail(child(path, "over"), QStringLiteral("expected \"rate\" or \"concurrency\", got \"%1\"").arg(over));
+    for (const char* key : { "rate", "concurrency" })
+        if (j.contains(key))
+            c.fail(
+                child(path, key), QStringLiteral("not used in sweep mode: the steps come from \"values\" or \"auto\""));
+    sweep.autoRates = c.boolean(j, path, "auto").value_or(false);
+    const auto values = j.find("values");
+    if (sweep.autoRates == (values != j.end())) {
+        c.fail(path, QStringLiteral("a sweep needs either \"values\" or \"auto\": true (not both)"));
+        return std::nullopt;
+    }
+    if (sweep.autoRates) {
+        if (sweep.over != SweepSpec::Over::Rate)
+            c.fail(child(path, "auto"), QStringLiteral("an automatic sweep is over \"rate\""));
+        sweep.steps = c.integer(j, path, "steps", false, 1).value_or(sweep.steps);
+        sweep.throughputConcurrency
+            = c.integer(j, path, "max_concurrency", false, 1).value_or(sweep.throughputConcurrency);
+        return sweep;
+    }
+    for (const char* key : { "steps", "max_concurrency" })
+        if (j.contains(key))
+            c.fail(child(path, key), QStringLiteral("only for \"auto\": true"));
+    const QString valuesPath = child(path, "values");
+    if (!values->is_array() || values->empty()) {
+        c.fail(valuesPath, QStringLiteral("expected a non-empty list of numbers"));
+        return std::nullopt;
+    }
+    for (std::size_t i = 0; i < values->size(); ++i) {
+        const json& v = (*values)[i];
+        const bool whole = sweep.over == SweepSpec::Over::Concurrency;
+        if (!(whole ? v.is_number_integer() : v.is_number()) || !(v.get<double>() > 0)
+            || (whole && v.get<double>() > std::numeric_limits<int>::max())) {
+            c.fail(indexed(valuesPath, i),
+                whole ? QStringLiteral("expected a whole number of at least 1")
+                      : QStringLiteral("expected a number greater than 0"));
+            return std::nullopt;
+        }
+        if (!sweep.values.empty() && !(v.get<double>() > sweep.values.back())) {
+            c.fail(indexed(valuesPath, i), QStringLiteral("expected values in ascending order, without repeats"));
+            return std::nullopt;
+        }
+        sweep.values.push_back(v.get<double>());
+    }
+    return sweep;
+}
+
 void readArms(Checker& c, const json& doc, ExperimentSpec& spec)
 {
     const auto it = doc.find("arms");
@@ -280,7 +333,7 @@ void readArms(Checker& c, const json& doc, ExperimentSpec& spec)
             continue;
         c.rejectUnknown(j, path,
             { "name", "mode", "concurrency", "rate", "burstiness", "requests", "duration_s", "max_tokens",
-                "input_tokens", "warmup" });
+                "input_tokens", "warmup", "repeats", "over", "values", "auto", "steps", "max_concurrency" });
         ArmSpec arm;
         arm.name = c.string(j, path, "name", true).value_or(QString());
         if (arm.name.startsWith(QLatin1String("probes")))
@@ -299,9 +352,22 @@ void readArms(Checker& c, const json& doc, ExperimentSpec& spec)
             arm.concurrency = c.integer(j, path, "concurrency", true, 1).value_or(1);
             if (j.contains("rate"))
                 c.fail(child(path, "rate"), QStringLiteral("not used in concurrency mode"));
+        } else if (mode == QLatin1String("sweep")) {
+            arm.sweep = readSweep(c, j, path);
+            arm.mode = arm.sweep && arm.sweep->over == SweepSpec::Over::Rate ? LoadSpec::Mode::Rate
+                                                                             : LoadSpec::Mode::Concurrency;
         } else if (!mode.isEmpty()) {
-            c.fail(child(path, "mode"), QStringLiteral("expected \"concurrency\" or \"rate\", got \"%1\"").arg(mode));
+            c.fail(child(path, "mode"),
+                QStringLiteral("expected \"concurrency\", \"rate\" or \"sweep\", got \"%1\"").arg(mode));
         }
+        if (!arm.sweep)
+            for (const char* key : { "over", "values", "auto", "steps", "max_concurrency" })
+                if (j.contains(key))
+                    c.fail(child(path, key), QStringLiteral("only for \"mode\": \"sweep\""));
+        arm.repeats = c.integer(j, path, "repeats", false, 1).value_or(1);
+        if (arm.name.contains(QLatin1Char('@')) || arm.name.contains(QLatin1Char('#')))
+            c.fail(child(path, "name"),
+                QStringLiteral("'@' and '#' are kept for sweep steps (ARM@VALUE) and repeats (ARM#N)"));
         arm.burstiness = c.number(j, path, "burstiness", false, 0).value_or(1);
         arm.requests = c.integer(j, path, "requests", false, 1).value_or(0);
         arm.durationS = c.number(j, path, "duration_s", false, 0).value_or(0);

@@ -32,6 +32,16 @@ struct ConfigSpec {
     std::optional<QString> knobText(const QString& name) const;
 };
 
+/// A sweep arm's steps (docs/experiments.md, "Sweeps").
+struct SweepSpec {
+    enum class Over { Rate, Concurrency };
+    Over over = Over::Rate;
+    std::vector<double> values; ///< explicit steps, ascending; empty with `autoRates`
+    bool autoRates = false; ///< GuideLLM's sweep: synchronous, throughput, then `steps` rates between
+    int steps = 8;
+    int throughputConcurrency = 256; ///< the closed loop of the auto sweep's throughput step
+};
+
 struct ArmSpec {
     QString name;
     LoadSpec::Mode mode = LoadSpec::Mode::Concurrency;
@@ -43,6 +53,8 @@ struct ArmSpec {
     int maxTokens = 128;
     int inputTokens = 0; ///< 0: the spec's prompts.input_tokens
     int warmup = 0;
+    int repeats = 1; ///< runs per configuration: ARM, ARM#2, ...
+    std::optional<SweepSpec> sweep; ///< set for "mode": "sweep"; mode/concurrency/rate then describe each step
 };
 
 struct ProbeSpec {

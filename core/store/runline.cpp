@@ -86,8 +86,12 @@ const FieldRule kProbeIdentity { "probes", kObj,
     { { "set", kStr }, { "set_version", kStr }, { "sha256", kStr }, { "source", kStr }, { "count", kInt },
         { "restart", kInt }, { "repeats", kInt }, { "max_tokens", kInt }, { "concurrency", kInt } } };
 
+const FieldRule kSweepStep { "sweep", kObj,
+    { { "arm", kStr }, { "over", kStr }, { "value", kNum | kNull }, { "step", kStr }, { "stop", kStr } } };
+
 const std::vector<FieldRule> kRunRules { { "run", kStr }, { "config", kStr }, { "arm", kStr }, { "t0_wall", kStr },
-    { "t0_monotonic_us", kInt }, { "model", kStr }, { "knobs", kObj }, { "ticks", kBool }, kProbeIdentity };
+    { "t0_monotonic_us", kInt }, { "model", kStr }, { "knobs", kObj }, { "ticks", kBool }, kProbeIdentity, kSweepStep,
+    { "repeat", kInt } };
 
 const std::vector<FieldRule> kSummaryRules {
     { "run", kStr },
@@ -108,6 +112,10 @@ const std::vector<FieldRule> kSummaryRules {
     { "req_per_s", kNum },
     { "out_tok_per_s", kNum },
     { "goodput_req_per_s", kNum },
+    { "offered_req_per_s", kNum },
+    { "completion_req_per_s", kNum },
+    kSweepStep,
+    { "repeat", kInt },
     { "slo", kObj, { { "ttft_ms", kNum }, { "tpot_ms", kNum } } },
     { "client", kObj,
         { { "loop_lag_p99_ms", kNum }, { "cpu_utilisation", kNum }, { "cores", kInt }, { "client_bound", kBool },

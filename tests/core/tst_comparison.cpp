@@ -1,3 +1,4 @@
+#include "metrics/compareformat.h"
 #include "metrics/comparison.h"
 
 #include <QTest>
@@ -29,6 +30,55 @@ RunData run(const QString& config, const QString& arm, double ttftScale, quint64
         data.requests.push_back(r);
     }
     data.summary = { { "gentle", gentle }, { "server", { { "max_waiting", gentle ? 0.0 : 12.0 } } } };
+    return data;
+}
+
+// One repeat of an arm: `n` requests whose TTFT follows one distribution,
+// scaled by `scale` (the configuration) times `drift` (this run's own luck).
+RunData repeatRun(const QString& config, int repeat, double scale, double drift, quint64 seed, int n = 2000)
+{
+    RunData data = run(config, QStringLiteral("stress"), 1.0, seed, false);
+    data.run = config + QStringLiteral("/stress") + (repeat > 1 ? QStringLiteral("#%1").arg(repeat) : QString());
+    data.info = { { "repeat", repeat } };
+    data.requests = RequestTable();
+    data.requests.setRun(data.run);
+    std::mt19937_64 rng(seed);
+    std::exponential_distribution<double> ttft(1.0);
+    for (int i = 0; i < n; ++i) {
+        RequestRecord r;
+        r.id = i;
+        r.tSendUs = qint64(i) * 10'000;
+        r.ttftUs = qint64((50 + 100 * ttft(rng)) * scale * drift * 1000);
+        r.e2eUs = r.ttftUs + 9 * 20'000;
+        r.outTokens = 10;
+        r.itlUs.assign(9, 20'000);
+        r.ok = true;
+        data.requests.push_back(r);
+    }
+    return data;
+}
+
+// One step of a rate sweep: requests arriving every 1/rate s, each taking 1 s,
+// with TTFT `ttftMs` (and `lag` > 1: completions spread out, the server fell behind).
+RunData sweepStep(const QString& config, double rate, double ttftMs, double lag = 1.0)
+{
+    RunData data;
+    data.config = config;
+    data.arm = QStringLiteral("knee@%1").arg(rate);
+    data.run = config + QLatin1Char('/') + data.arm;
+    data.info = { { "sweep", { { "arm", "knee" }, { "over", "rate" }, { "value", rate }, { "step", "rate" } } } };
+    const int n = int(rate * 20);
+    for (int i = 0; i < n; ++i) {
+        RequestRecord r;
+        r.id = i;
+        r.tSchedUs = r.tSendUs = qint64(i * 1e6 / rate);
+        r.ttftUs = qint64(ttftMs * 1000);
+        r.e2eUs = qint64(1e6 + i * (lag - 1.0) * 1e6 / rate);
+        r.outTokens = 10;
+        r.itlUs.assign(9, 20'000);
+        r.ok = true;
+        data.requests.push_back(r);
+    }
     return data;
 }
 
@@ -104,6 +154,88 @@ private slots:
         loose.slo = Slo { 1e9, 0 };
         const auto overridden = compareRuns(file, loose, &error);
         QCOMPARE(overridden[0]["configs"][0]["goodput_req_per_s"].get<double>(), reqPerS);
+    }
+
+    // Two identical configurations whose repeats differ only by run-to-run luck:
+    // 3000 pooled requests make the bootstrap over requests tight enough to call
+    // a 9 % luck difference real; the repeats' own spread must overrule it.
+    void identicalConfigurationsAreNotCalledDifferent()
+    {
+        RunFile file;
+        const double luckA[] = { 0.88, 0.97, 1.02 };
+        const double luckB[] = { 1.03, 1.12, 0.99 };
+        for (int k = 0; k < 3; ++k) {
+            file.runs.push_back(repeatRun(QStringLiteral("a"), k + 1, 1.0, luckA[k], 10 + k, 1000));
+            file.runs.push_back(repeatRun(QStringLiteral("b"), k + 1, 1.0, luckB[k], 20 + k, 1000));
+        }
+        QString error;
+        CompareOptions options;
+        options.resamples = 200;
+        const auto arms = compareRuns(file, options, &error);
+        QCOMPARE(arms.size(), std::size_t(1));
+        const auto& b = arms[0]["configs"][1];
+        QCOMPARE(b["repeats"]["n"].get<int>(), 3);
+        QCOMPARE(b["requests"].get<int>(), 3000); // pooled
+        QVERIFY2(b["bootstrap_significant"]["ttft_ms"]["p50"].get<bool>(), "the bootstrap alone is fooled by luck");
+        const auto across = b["repeat_ratio_ci95"]["ttft_ms"]["p50"];
+        QVERIFY(across[0].get<double>() < 1.0 && across[1].get<double>() > 1.0);
+        QVERIFY(!b["significant"]["ttft_ms"]["p50"].get<bool>());
+        const QString md = compareMarkdown(arms);
+        QVERIFY2(md.contains(QStringLiteral("Repeats of b (3 runs): TTFT p50 mean")), qPrintable(md));
+        // Each repeat's median, by hand: the spread object keeps them in run order.
+        const auto values = b["repeats"]["spread"]["ttft_ms"]["p50"]["values"];
+        QCOMPARE(values.size(), std::size_t(3));
+        QVERIFY(values[1].get<double>() > values[2].get<double>()); // luck 1.12 over 0.99
+    }
+
+    void aRealThreefoldDifferenceIsCalledByBoth()
+    {
+        RunFile file;
+        const double luck[] = { 0.95, 1.00, 1.05 };
+        for (int k = 0; k < 3; ++k) {
+            file.runs.push_back(repeatRun(QStringLiteral("a"), k + 1, 1.0, luck[k], 30 + k, 300));
+            file.runs.push_back(repeatRun(QStringLiteral("b"), k + 1, 3.0, luck[2 - k], 40 + k, 300));
+        }
+        QString error;
+        CompareOptions options;
+        options.resamples = 200;
+        const auto arms = compareRuns(file, options, &error);
+        const auto& b = arms[0]["configs"][1];
+        const double ratio = b["ratio"]["ttft_ms"]["p50"].get<double>();
+        QVERIFY2(ratio > 2.6 && ratio < 3.4, qPrintable(QString::number(ratio)));
+        QVERIFY(b["bootstrap_significant"]["ttft_ms"]["p50"].get<bool>());
+        const auto across = b["repeat_ratio_ci95"]["ttft_ms"]["p50"];
+        QVERIFY2(across[0].get<double>() > 1.0, qPrintable(QString::fromStdString(across.dump())));
+        QVERIFY(b["significant"]["ttft_ms"]["p50"].get<bool>());
+        QVERIFY(!b["significant"]["tpot_ms"]["p50"].get<bool>()); // identical TPOT
+    }
+
+    void sweepCapacityPerConfiguration()
+    {
+        RunFile file;
+        file.experiment = { { "spec", { { "slo", { { "ttft_ms", 500 } } } } } };
+        for (double rate : { 1.0, 2.0, 4.0, 8.0 })
+            file.runs.push_back(sweepStep(QStringLiteral("small"), rate, rate <= 2 ? 100 : 800));
+        for (double rate : { 1.0, 2.0, 4.0, 8.0, 16.0 }) // 16 meets the SLO but falls behind
+            file.runs.push_back(sweepStep(QStringLiteral("big"), rate, 100, rate == 16 ? 1.5 : 1.0));
+        QString error;
+        CompareOptions options;
+        options.resamples = 0; // capacity needs no intervals
+        const auto arms = compareRuns(file, options, &error);
+        QVERIFY(error.isEmpty());
+        QCOMPARE(arms[0]["arm"].get<std::string>(), std::string("knee")); // the sweep before its steps
+        const auto& sweep = arms[0]["sweep"];
+        QCOMPARE(sweep["over"].get<std::string>(), std::string("rate"));
+        QVERIFY(sweep["values"] == nlohmann::json({ 1.0, 2.0, 4.0, 8.0, 16.0 }));
+        QCOMPARE(sweep["capacity"]["small"].get<double>(), 2.0);
+        QCOMPARE(sweep["capacity"]["big"].get<double>(), 8.0);
+        QVERIFY(!sweep["points"]["big"][4]["kept_up"].get<bool>());
+        QCOMPARE(arms[1]["arm"].get<std::string>(), std::string("knee@1")); // every step still side by side
+        QCOMPARE(arms[1]["sweep_arm"].get<std::string>(), std::string("knee"));
+        const QString md = compareMarkdown(arms);
+        QVERIFY2(md.contains(QStringLiteral("small sustains 2 req/s within TTFT p99 ≤ 500 ms; big sustains 8 req/s")),
+            qPrintable(md));
+        QVERIFY(compareCsv(arms).contains(QStringLiteral("knee,big,capacity,,8,")));
     }
 
     // A wrong-typed SLO in the file is ignored, never thrown.

@@ -123,7 +123,38 @@ private slots:
                                            << "arms[0].concurency: unknown field";
         QTest::newRow("bad mode") << "/arms/0/mode"
                                   << "\"burst\""
-                                  << "arms[0].mode: expected \"concurrency\" or \"rate\"";
+                                  << "arms[0].mode: expected \"concurrency\", \"rate\" or \"sweep\"";
+        QTest::newRow("sweep without over") << "/arms/0/mode"
+                                            << "\"sweep\""
+                                            << "arms[0].over: required";
+        QTest::newRow("sweep values descending")
+            << "/arms/3"
+            << "{\"name\":\"k\",\"mode\":\"sweep\",\"over\":\"rate\",\"values\":[2,1],\"duration_s\":5}"
+            << "arms[3].values[1]: expected values in ascending order";
+        QTest::newRow("fractional concurrency step")
+            << "/arms/3"
+            << "{\"name\":\"k\",\"mode\":\"sweep\",\"over\":\"concurrency\",\"values\":[1.5],\"requests\":5}"
+            << "arms[3].values[0]: expected a whole number of at least 1";
+        QTest::newRow("automatic concurrency sweep")
+            << "/arms/3"
+            << "{\"name\":\"k\",\"mode\":\"sweep\",\"over\":\"concurrency\",\"auto\":true,\"requests\":5}"
+            << "arms[3].auto: an automatic sweep is over \"rate\"";
+        QTest::newRow("sweep without steps") << "/arms/3"
+                                             << "{\"name\":\"k\",\"mode\":\"sweep\",\"over\":\"rate\",\"requests\":5}"
+                                             << "arms[3]: a sweep needs either \"values\" or \"auto\"";
+        QTest::newRow("rate in a sweep")
+            << "/arms/3"
+            << "{\"name\":\"k\",\"mode\":\"sweep\",\"over\":\"rate\",\"values\":[1],\"rate\":2,\"requests\":5}"
+            << "arms[3].rate: not used in sweep mode";
+        QTest::newRow("arm name with @") << "/arms/0/name"
+                                         << "\"knee@2\""
+                                         << "arms[0].name: '@' and '#' are kept";
+        QTest::newRow("zero arm repeats") << "/arms/0/repeats"
+                                          << "0"
+                                          << "arms[0].repeats: expected a whole number of at least 1";
+        QTest::newRow("steps outside a sweep") << "/arms/0/steps"
+                                               << "3"
+                                               << "arms[0].steps: only for \"mode\": \"sweep\"";
         QTest::newRow("rate without rate") << "/arms/1/rate"
                                            << ""
                                            << "arms[1].rate: required";

@@ -1,4 +1,5 @@
 // The experiment runner end to end: launched simulator, configs x arms, one file.
+#include "metrics/comparison.h"
 #include "metrics/loghistogram.h"
 #include "run/experimentrunner.h"
 #include "store/runfile.h"
@@ -209,6 +210,60 @@ private slots:
             qPrintable(warnings("mns16/heavy")));
         QVERIFY2(warnings("mns16/light").contains(QStringLiteral("idle server")), qPrintable(warnings("mns16/light")));
         QCOMPARE(summaries[QStringLiteral("mns2/heavy")]["status"].get<std::string>(), std::string("completed"));
+    }
+
+    // A concurrency sweep against the real simulator: with 2 slots, TTFT breaks
+    // the SLO from 4 in flight on, so that sweep stops after two broken steps;
+    // with 16 slots every step holds. Then an arm with repeats.
+    void sweepStopsEarlyPerConfigurationAndRepeatsFollow()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("sweep.jsonl"));
+        json doc = miniSpec(freePort(), KNOBSCOPE_SIM_BIN);
+        doc["arms"] = { { { "name", "ladder" }, { "mode", "sweep" }, { "over", "concurrency" },
+                            { "values", { 1, 4, 8, 16 } }, { "requests", 16 }, { "max_tokens", 24 } },
+            { { "name", "again" }, { "mode", "concurrency" }, { "concurrency", 2 }, { "requests", 6 },
+                { "max_tokens", 8 }, { "repeats", 2 } } };
+        doc["slo"] = { { "ttft_ms", 300 } };
+        QCOMPARE(runExperiment(doc, out), QString());
+
+        QStringList runs;
+        json stopped;
+        for (const json& j : fileLines(out)) {
+            const std::string type = j.value("type", std::string());
+            if (type == "run")
+                runs << QString::fromStdString(j["run"].get<std::string>());
+            if (type == "run" && j.contains("sweep")) {
+                QCOMPARE(j["sweep"]["arm"].get<std::string>(), std::string("ladder"));
+                QCOMPARE(j["sweep"]["over"].get<std::string>(), std::string("concurrency"));
+                QCOMPARE(j["arm"].get<std::string>(), "ladder@" + std::to_string(j["sweep"]["value"].get<int>()));
+            }
+            if (type == "run" && j["arm"] == "again")
+                QCOMPARE(j["repeat"].get<int>(), runs.last().endsWith(QStringLiteral("#2")) ? 2 : 1);
+            if (type == "summary" && j.contains("sweep") && j["sweep"].contains("stop"))
+                stopped = j;
+        }
+        const QStringList expected { QStringLiteral("mns2/ladder@1"), QStringLiteral("mns2/ladder@4"),
+            QStringLiteral("mns2/ladder@8"), QStringLiteral("mns2/again"), QStringLiteral("mns2/again#2"),
+            QStringLiteral("mns16/ladder@1"), QStringLiteral("mns16/ladder@4"), QStringLiteral("mns16/ladder@8"),
+            QStringLiteral("mns16/ladder@16"), QStringLiteral("mns16/again"), QStringLiteral("mns16/again#2") };
+        QCOMPARE(runs, expected);
+        QCOMPARE(stopped["run"].get<std::string>(), std::string("mns2/ladder@8"));
+        QVERIFY(stopped["sweep"]["stop"].get<std::string>().find("two steps in a row") != std::string::npos);
+
+        RunFile file;
+        QString error;
+        QVERIFY(readRunFile(out, &file, &error));
+        CompareOptions options;
+        options.resamples = 0;
+        const json arms = compareRuns(file, options, &error);
+        QCOMPARE(arms[0]["arm"].get<std::string>(), std::string("ladder"));
+        QCOMPARE(arms[0]["sweep"]["capacity"]["mns2"].get<double>(), 1.0);
+        QCOMPARE(arms[0]["sweep"]["capacity"]["mns16"].get<double>(), 16.0);
+        const auto again = std::find_if(arms.begin(), arms.end(), [](const json& a) { return a["arm"] == "again"; });
+        QVERIFY(again != arms.end());
+        QCOMPARE((*again)["configs"][0]["repeats"]["n"].get<int>(), 2);
+        QCOMPARE((*again)["configs"][0]["requests"].get<int>(), 12);
     }
 
     void aServerKilledMidArmEndsThatArmAndTheRunnerMovesOn()

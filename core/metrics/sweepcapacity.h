@@ -1,0 +1,56 @@
+#pragma once
+
+#include "metrics/runsummary.h"
+
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <vector>
+
+namespace ks {
+
+/// How far below the offered rate a step's completion rate may fall and still
+/// count as keeping up (docs/experiments.md, "Sweeps").
+inline constexpr double kKeptUpShare = 0.9;
+
+/// One finished sweep step, judged against the experiment's SLO.
+struct StepVerdict {
+    bool meetsSlo = true; ///< TTFT p99 and TPOT p99 within the SLO (true without one)
+    bool keptUp = true; ///< completions kept within 10 % of the offered rate (rate steps only)
+    QString sloProblem; ///< "TTFT p99 612 ms > 500 ms", empty when met
+    QString rateProblem; ///< "achieved 6.1 req/s, below 90 % of the offered 8.0", empty when kept up
+    bool passes() const { return meetsSlo && keptUp; }
+};
+
+/// Judges one step's summary (summarizeRun()). `rateStep`: the step asked for a
+/// rate, so it must also keep up. A step without completions fails both.
+StepVerdict judgeStep(const nlohmann::json& summary, const Slo& slo, bool rateStep);
+
+/// The rate a step achieved: completions per second between its first and last
+/// completion (`completion_req_per_s`), or `req_per_s` for files without it.
+double achievedRate(const nlohmann::json& summary);
+
+/// One point of a configuration's sweep, read back from a summary's `sweep`
+/// object (live or from a file).
+struct SweepPoint {
+    QString config;
+    QString run;
+    QString step; ///< "rate", "concurrency", "synchronous" or "throughput"
+    std::optional<double> value; ///< the requested rate or concurrency; none for synchronous/throughput
+    int repeat = 1;
+    double achievedReqPerS = 0;
+    double ttftP50 = -1, ttftP99 = -1, tpotP50 = -1, tpotP99 = -1;
+    StepVerdict verdict;
+    QString stop; ///< the early-stop reason recorded on this step, if any
+};
+
+/// A point from a step summary that carries `sweep`; nullopt for other summaries.
+std::optional<SweepPoint> sweepPoint(const nlohmann::json& summary, const Slo& slo);
+
+/// The capacity of one configuration: the highest requested value whose every
+/// repeat passed (SLO met, kept up). Synchronous and throughput steps never count.
+std::optional<double> sweepCapacity(const std::vector<SweepPoint>& points);
+
+} // namespace ks

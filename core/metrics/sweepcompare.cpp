@@ -1,0 +1,120 @@
+#include "metrics/sweepcompare.h"
+
+#include <QStringList>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace ks {
+
+std::vector<SweepRuns> sweepRunsOf(const RunFile& file)
+{
+    std::vector<SweepRuns> out;
+    for (const RunData& run : file.runs) {
+        const auto sweep = run.info.find("sweep");
+        if (sweep == run.info.end() || !sweep->is_object() || !sweep->contains("arm"))
+            continue;
+        const QString arm = QString::fromStdString(sweep->value("arm", std::string()));
+        auto it = std::find_if(out.begin(), out.end(), [&](const SweepRuns& s) { return s.arm == arm; });
+        if (it == out.end()) {
+            out.push_back({ arm, QString::fromStdString(sweep->value("over", std::string("rate"))), {} });
+            it = std::prev(out.end());
+        }
+        it->runs.push_back(&run);
+    }
+    return out;
+}
+
+SweepPoint sweepPointOf(const RunData& run, const Slo& slo)
+{
+    nlohmann::json s = summarizeRun(run.run, run.config, run.arm, run.requests, slo);
+    s["sweep"] = run.info.value("sweep", nlohmann::json::object());
+    if (run.info.contains("repeat"))
+        s["repeat"] = run.info["repeat"];
+    if (run.summary.is_object() && run.summary.contains("sweep") && run.summary["sweep"].contains("stop"))
+        s["sweep"]["stop"] = run.summary["sweep"]["stop"];
+    return *sweepPoint(s, slo);
+}
+
+nlohmann::json sweepCompareEntry(const SweepRuns& sweep, const Slo& slo)
+{
+    std::vector<QString> configs;
+    std::map<QString, std::vector<SweepPoint>> byConfig;
+    std::set<double> values;
+    for (const RunData* run : sweep.runs) {
+        if (!byConfig.count(run->config))
+            configs.push_back(run->config);
+        SweepPoint point = sweepPointOf(*run, slo);
+        if (point.value)
+            values.insert(*point.value);
+        byConfig[run->config].push_back(std::move(point));
+    }
+    nlohmann::json capacity = nlohmann::json::object(), stop = nlohmann::json::object(),
+                   points = nlohmann::json::object();
+    for (const QString& config : configs) {
+        const std::vector<SweepPoint>& list = byConfig[config];
+        const std::optional<double> c = sweepCapacity(list);
+        capacity[config.toStdString()] = c ? nlohmann::json(*c) : nlohmann::json(nullptr);
+        nlohmann::json array = nlohmann::json::array();
+        for (const SweepPoint& p : list) {
+            auto value = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+            array.push_back({ { "run", p.run.toStdString() }, { "step", p.step.toStdString() },
+                { "value", p.value ? nlohmann::json(*p.value) : nlohmann::json(nullptr) }, { "repeat", p.repeat },
+                { "achieved_req_per_s", p.achievedReqPerS }, { "ttft_p50_ms", value(p.ttftP50) },
+                { "ttft_p99_ms", value(p.ttftP99) }, { "tpot_p50_ms", value(p.tpotP50) },
+                { "tpot_p99_ms", value(p.tpotP99) }, { "meets_slo", p.verdict.meetsSlo },
+                { "kept_up", p.verdict.keptUp } });
+            if (!p.stop.isEmpty())
+                stop[config.toStdString()] = p.stop.toStdString();
+        }
+        points[config.toStdString()] = array;
+    }
+    nlohmann::json entry = { { "arm", sweep.arm.toStdString() },
+        { "baseline", configs.empty() ? std::string() : configs.front().toStdString() }, { "gentle", false },
+        { "configs", nlohmann::json::array() },
+        { "sweep",
+            { { "over", sweep.over.toStdString() }, { "values", std::vector<double>(values.begin(), values.end()) },
+                { "capacity", capacity }, { "stop", stop }, { "points", points },
+                { "configs", nlohmann::json::array() } } } };
+    for (const QString& config : configs)
+        entry["sweep"]["configs"].push_back(config.toStdString());
+    if (slo.any())
+        entry["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };
+    return entry;
+}
+
+QString sweepCapacityLine(const nlohmann::json& arm)
+{
+    const auto sweep = arm.find("sweep");
+    if (sweep == arm.end() || !sweep->is_object())
+        return {};
+    const bool rate = sweep->value("over", std::string("rate")) == "rate";
+    const QString unit = rate ? QStringLiteral(" req/s") : QStringLiteral(" in flight");
+    QStringList bounds;
+    const nlohmann::json slo = arm.value("slo", nlohmann::json::object());
+    for (const auto& [key, label] : { std::pair { "ttft_ms", "TTFT" }, std::pair { "tpot_ms", "TPOT" } })
+        if (slo.value(key, 0.0) > 0)
+            bounds << QStringLiteral("%1 p99 ≤ %2 ms").arg(QLatin1String(label)).arg(slo.value(key, 0.0));
+    const QString within = bounds.isEmpty() ? QStringLiteral("without an SLO (keeping up only)")
+                                            : QStringLiteral("within ") + bounds.join(QStringLiteral(" and "));
+    QStringList parts;
+    bool first = true;
+    const nlohmann::json configs = sweep->value("configs", nlohmann::json::array());
+    for (const auto& name : configs) {
+        const std::string config = name.get<std::string>();
+        const nlohmann::json c = sweep->value("capacity", nlohmann::json::object()).value(config, nlohmann::json());
+        QString part = QString::fromStdString(config);
+        if (c.is_number())
+            part += QStringLiteral(" sustains %1%2").arg(c.get<double>(), 0, 'g', 6).arg(unit);
+        else
+            part += QStringLiteral(" sustains none of its steps");
+        if (first)
+            part += QLatin1Char(' ') + within;
+        parts << part;
+        first = false;
+    }
+    return parts.join(QStringLiteral("; "));
+}
+
+} // namespace ks
