@@ -3,6 +3,8 @@
 #include "loadflags.h"
 #include "metrics/percentiles.h"
 #include "progressreporter.h"
+#include "promptflags.h"
+#include "workload/workload.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -16,9 +18,11 @@ std::string isoNow()
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toStdString();
 }
 
-nlohmann::json adHocSpec(const ks::LoadSpec& s, const ks::Slo& slo)
+nlohmann::json adHocSpec(const ks::LoadSpec& s, const ks::Slo& slo, const nlohmann::json& prompts)
 {
-    nlohmann::json arm = { { "name", "adhoc" }, { "max_tokens", s.maxTokens }, { "warmup", s.warmupRequests } };
+    nlohmann::json arm = { { "name", "adhoc" },
+        { "max_tokens", s.maxTokensDist ? s.maxTokensDist->toJson() : nlohmann::json(s.maxTokens) },
+        { "warmup", s.warmupRequests } };
     if (s.mode == ks::LoadSpec::Mode::Rate) {
         arm["mode"] = "rate";
         arm["rate"] = s.rate;
@@ -39,8 +43,7 @@ nlohmann::json adHocSpec(const ks::LoadSpec& s, const ks::Slo& slo)
         { "configs",
             nlohmann::json::array({ { { "label", s.runLabel.toStdString() }, { "model", s.model.toStdString() },
                 { "knobs", nlohmann::json::object() } } }) },
-        { "arms", nlohmann::json::array({ arm }) },
-        { "prompts", { { "source", "synthetic" }, { "input_tokens", s.inputTokens }, { "seed", s.seed } } } };
+        { "arms", nlohmann::json::array({ arm }) }, { "prompts", prompts } };
     if (slo.any()) // so that report and compare count goodput by the same SLO later
         spec["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };
     return spec;
@@ -76,6 +79,7 @@ int runCommand(const QStringList& arguments)
     parser.addOption({ QStringLiteral("slo-tpot-ms"), QStringLiteral("TPOT SLO for goodput."), QStringLiteral("ms"),
         QStringLiteral("0") });
     addLoadFlags(parser);
+    addPromptFlags(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope run"))
         return *exitCode;
     ProgressReporter::Mode progressMode;
@@ -108,6 +112,11 @@ int runCommand(const QStringList& arguments)
         std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
         return 2;
     }
+    nlohmann::json prompts;
+    if (const QString error = readPromptFlags(parser, spec, &prompts); !error.isEmpty()) {
+        std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
+        return 2;
+    }
     const ks::Slo slo { parser.value(QStringLiteral("slo-ttft-ms")).toDouble(),
         parser.value(QStringLiteral("slo-tpot-ms")).toDouble() };
 
@@ -118,7 +127,7 @@ int runCommand(const QStringList& arguments)
         return 2;
     }
     writer.write({ { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
-        { "started_at", isoNow() }, { "spec", adHocSpec(spec, slo) } });
+        { "started_at", isoNow() }, { "spec", adHocSpec(spec, slo, prompts) } });
     if (!writer.flush()) {
         std::fprintf(stderr, "knobscope run: %s\n", qPrintable(writer.error()));
         return 2;
@@ -129,7 +138,7 @@ int runCommand(const QStringList& arguments)
     const ArmOutcome outcome = executeArm(spec, &writer, progress, [&](qint64 t0) {
         writer.write({ { "type", "run" }, { "run", label }, { "config", label }, { "arm", "adhoc" },
             { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "knobs", nlohmann::json::object() },
-            { "model", spec.model.toStdString() } });
+            { "model", spec.model.toStdString() }, { "prompts", ks::Workload::identity(spec) } });
         writer.flush();
     });
     if (!outcome.error.isEmpty()) {

@@ -3,6 +3,7 @@
 #include "metrics/percentiles.h"
 #include "store/recordjson.h"
 #include "util/redact.h"
+#include "workload/workload.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -294,7 +295,8 @@ void ExperimentRunner::startArm()
     m_lastSample = {};
     m_metricsProblem.clear();
     m_load = std::make_unique<LoadRunner>(load);
-    connect(m_load.get(), &LoadRunner::started, this, [this, &config](qint64 t0) {
+    const nlohmann::json prompts = probePass ? nlohmann::json() : Workload::identity(load);
+    connect(m_load.get(), &LoadRunner::started, this, [this, &config, prompts](qint64 t0) {
         m_t0Us = t0;
         m_armRunning = true;
         nlohmann::json line = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) },
@@ -307,6 +309,8 @@ void ExperimentRunner::startArm()
             line["probes"]["max_tokens"] = m_spec.probes->maxTokens;
             line["probes"]["concurrency"] = m_spec.probes->concurrency;
         }
+        if (!prompts.is_null())
+            line["prompts"] = prompts;
         m_writer.write(line);
         flushFile();
         m_scraper = std::make_unique<MetricsScraper>(m_spec.baseUrl, t0);

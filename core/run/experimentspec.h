@@ -41,8 +41,10 @@ struct ArmSpec {
     int requests = 0;
     double durationS = 0;
     int maxTokens = 128;
+    std::optional<LengthDist> maxTokensDist; ///< max_tokens given as a distribution
     int inputTokens = 0; ///< 0: the spec's prompts.input_tokens
     int warmup = 0;
+    std::optional<PromptSpec> prompts; ///< the arm's own prompts, replacing the spec's
 };
 
 struct ProbeSpec {
@@ -65,6 +67,7 @@ struct ExperimentSpec {
     std::vector<ArmSpec> arms;
     int inputTokens = 128;
     quint64 seed = 1;
+    PromptSpec prompts;
     std::optional<ProbeSpec> probes;
     Slo slo;
     nlohmann::json raw; ///< the spec as given, for the run file

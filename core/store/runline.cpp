@@ -87,7 +87,7 @@ const FieldRule kProbeIdentity { "probes", kObj,
         { "restart", kInt }, { "repeats", kInt }, { "max_tokens", kInt }, { "concurrency", kInt } } };
 
 const std::vector<FieldRule> kRunRules { { "run", kStr }, { "config", kStr }, { "arm", kStr }, { "t0_wall", kStr },
-    { "t0_monotonic_us", kInt }, { "model", kStr }, { "knobs", kObj }, kProbeIdentity };
+    { "t0_monotonic_us", kInt }, { "model", kStr }, { "knobs", kObj }, kProbeIdentity, { "prompts", kObj } };
 
 const std::vector<FieldRule> kSummaryRules {
     { "run", kStr },
