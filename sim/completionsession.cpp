@@ -38,10 +38,11 @@ void CompletionSession::start()
         sendEvent(m_formatter.roleChunk(), false);
 }
 
-void CompletionSession::onAdmitted(bool prefixCacheHit, std::int64_t stepStartUs)
+void CompletionSession::onAdmitted(bool prefixCacheHit, int cachedTokens, std::int64_t stepStartUs)
 {
     m_output.setPrefixCacheHit(prefixCacheHit);
     m_truth->prefixCacheHit = prefixCacheHit;
+    m_truth->cachedTokens = cachedTokens;
     m_truth->admittedUs = stepStartUs;
 }
 
