@@ -42,7 +42,8 @@ void RunFileLoader::deliver(quint64 generation, std::shared_ptr<const LoadedRunF
 void RunFileLoader::load(const QStringList& paths, const QString& baseline, bool withIntervals)
 {
     const quint64 generation = ++m_generation;
-    startJob([this, generation, paths, baseline, withIntervals] {
+    const bool allow = m_allowDifferentWorkloads;
+    startJob([this, generation, paths, baseline, withIntervals, allow] {
         auto result = std::make_shared<LoadedRunFile>();
         result->path = paths.value(0);
         result->otherPath = paths.value(1);
@@ -88,7 +89,10 @@ void RunFileLoader::load(const QStringList& paths, const QString& baseline, bool
         CompareOptions quick;
         quick.baseline = baseline;
         quick.resamples = 0;
+        quick.allowDifferentWorkloads = allow;
+        error.clear();
         result->compare = compareRuns(*result->file, quick, &error);
+        result->error = error; // a refused comparison (different workloads) says why
         result->hasProbes = !passes.empty();
         if (result->hasProbes) {
             const QStringList problems = result->drift.problems;
@@ -102,6 +106,7 @@ void RunFileLoader::load(const QStringList& paths, const QString& baseline, bool
         auto full = std::make_shared<LoadedRunFile>(*result);
         CompareOptions options;
         options.baseline = baseline;
+        options.allowDifferentWorkloads = allow;
         full->compare = compareRuns(*full->file, options, &error);
         full->intervals = true;
         deliver(generation, full);
@@ -112,16 +117,33 @@ void RunFileLoader::setBaseline(const QString& baseline)
 {
     if (!m_current || m_current->baseline == baseline)
         return;
+    recompare(baseline);
+}
+
+void RunFileLoader::setAllowDifferentWorkloads(bool allow)
+{
+    if (m_allowDifferentWorkloads == allow)
+        return;
+    m_allowDifferentWorkloads = allow;
+    if (m_current)
+        recompare(m_current->baseline);
+}
+
+void RunFileLoader::recompare(const QString& baseline)
+{
     const quint64 generation = ++m_generation;
     std::shared_ptr<const LoadedRunFile> base = m_current;
-    startJob([this, generation, base, baseline] {
+    const bool allow = m_allowDifferentWorkloads;
+    startJob([this, generation, base, baseline, allow] {
         QString error;
         auto quick = std::make_shared<LoadedRunFile>(*base);
         quick->baseline = baseline;
         CompareOptions options;
         options.baseline = baseline;
         options.resamples = 0;
+        options.allowDifferentWorkloads = allow;
         quick->compare = compareRuns(*quick->file, options, &error);
+        quick->error = error;
         quick->intervals = false;
         deliver(generation, quick);
         auto full = std::make_shared<LoadedRunFile>(*quick);

@@ -43,6 +43,10 @@ public:
     void load(const QStringList& paths, const QString& baseline = {}, bool withIntervals = true);
     /// Recomputes the comparison of the current file against another baseline.
     void setBaseline(const QString& baseline);
+    /// Compares arms whose configurations ran different workloads (marked) instead
+    /// of refusing them, and recomputes the current file's comparison.
+    void setAllowDifferentWorkloads(bool allow);
+    bool allowDifferentWorkloads() const { return m_allowDifferentWorkloads; }
     std::shared_ptr<const LoadedRunFile> current() const { return m_current; }
 
 signals:
@@ -56,6 +60,9 @@ private:
     std::atomic<quint64> m_generation { 0 }; ///< worker threads read it to drop work nobody will see
     std::shared_ptr<const LoadedRunFile> m_current;
     std::vector<QThread*> m_threads;
+    bool m_allowDifferentWorkloads = false;
+    /// Recomputes the current file's comparison with the present options.
+    void recompare(const QString& baseline);
 };
 
 } // namespace ks

@@ -3,6 +3,7 @@
 #include "metrics/bootstrap.h"
 #include "metrics/percentiles.h"
 #include "metrics/runsummary.h"
+#include "workload/workload.h"
 
 #include <QFileInfo>
 
@@ -36,6 +37,11 @@ std::vector<Series> seriesOf(const RunData& run)
         e2e.values.push_back(double(r.e2eUs) / 1000.0);
     }
     return { ttft, tpot, itl, e2e };
+}
+
+nlohmann::json workloadOf(const RunData& run)
+{
+    return run.info.is_object() ? run.info.value("prompts", nlohmann::json()) : nlohmann::json();
 }
 
 std::vector<double> thinned(const std::vector<double>& v)
@@ -82,6 +88,20 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                 return nullptr;
             }
             baseline = *it;
+        }
+        const nlohmann::json baseWorkload = workloadOf(*baseline);
+        bool workloadsDiffer = false;
+        for (const RunData* run : runs) {
+            QString problem;
+            if (Workload::sameWorkload(baseWorkload, workloadOf(*run), &problem))
+                continue;
+            workloadsDiffer = true;
+            if (options.allowDifferentWorkloads)
+                continue;
+            *error = QStringLiteral("arm \"%1\": %2 and %3 ran different workloads (%4); their latencies are not "
+                                    "comparable (--allow-different-workloads compares them anyway, marked)")
+                         .arg(arm, baseline->config, run->config, problem);
+            return nullptr;
         }
         const std::vector<Series> baseSeries = seriesOf(*baseline);
         const nlohmann::json baseSummary = summarizeRun(baseline->run, baseline->config, arm, baseline->requests, slo);
@@ -136,6 +156,10 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             entry["max_waiting"] = stored.is_object() && stored.contains("server")
                 ? stored["server"].value("max_waiting", nlohmann::json(nullptr))
                 : nlohmann::json(nullptr);
+            if (workloadsDiffer) {
+                entry["workload"] = workloadOf(*run);
+                entry["workload_differs"] = !Workload::sameWorkload(baseWorkload, entry["workload"], nullptr);
+            }
             entry["ci95"] = ci;
             entry["ratio"] = ratio;
             entry["ratio_ci95"] = ratioCi;
@@ -146,8 +170,16 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             { "gentle", allGentle }, { "configs", configs } };
         if (slo.any())
             armEntry["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };
+        std::vector<std::string> warnings;
+        if (workloadsDiffer) {
+            armEntry["different_workloads"] = true;
+            warnings.push_back("the configurations of this arm ran different workloads (prompts, lengths or prompt "
+                               "file): differences are not the configurations' alone");
+        }
         if (allGentle)
-            armEntry["warning"] = "this arm never queued on any configuration, so it cannot show a queueing cliff";
+            warnings.push_back("this arm never queued on any configuration, so it cannot show a queueing cliff");
+        if (!warnings.empty())
+            armEntry["warning"] = warnings.size() == 1 ? warnings[0] : warnings[0] + "; " + warnings[1];
         out.push_back(armEntry);
     }
     return out;
