@@ -78,6 +78,8 @@ void BatchEngine::prefillChunk(Sequence& seq, int& budget, StepOutcome& out)
         seq.generated = 1;
         ++out.decodeBatch;
         m_prefixCache.insert(seq.blocks);
+        if (m_config.prefixCaching)
+            m_seenPrompts.insert({ seq.spec.promptHash });
     }
 }
 
@@ -100,7 +102,8 @@ bool BatchEngine::admitOne(int& budget, StepOutcome& out)
     m_prefixQueries += quint64(seq.spec.promptTokens);
     m_prefixHits += quint64(cached);
     m_kvReserved += need;
-    out.admitted.push_back({ seq.spec.id, seq.cacheHit, cached });
+    const bool repeated = m_seenPrompts.cachedBlocks({ seq.spec.promptHash }) == 1;
+    out.admitted.push_back({ seq.spec.id, seq.cacheHit, cached, repeated });
     m_running.push_back(seq);
     prefillChunk(m_running.back(), budget, out);
     return true;

@@ -37,6 +37,9 @@ struct Admission {
     std::uint64_t id = 0;
     bool prefixCacheHit = false;
     int cachedTokens = 0; ///< prompt tokens found in the prefix cache (not prefilled)
+    /// The exact prompt ran before (an LRU of 4096 prompts): the kernel path of a
+    /// repeat, which the drift model keys on, also for prompts shorter than a block.
+    bool repeatedPrompt = false;
 };
 
 /// What one engine step does. Tokens in `emissions` become visible at the end of the step.
@@ -98,6 +101,7 @@ private:
     std::deque<Sequence> m_waiting;
     qint64 m_kvReserved = 0;
     PrefixCache m_prefixCache;
+    PrefixCache m_seenPrompts { 4096 }; ///< whole-prompt hashes, one "block" each
     quint64 m_prefixQueries = 0;
     quint64 m_prefixHits = 0;
 };

@@ -204,7 +204,7 @@ void SimServer::onStepFinished(const StepOutcome& outcome, qint64 startUs, qint6
 {
     for (const Admission& a : outcome.admitted) {
         if (auto it = m_sessions.find(a.id); it != m_sessions.end())
-            it->second->onAdmitted(a.prefixCacheHit, a.cachedTokens, startUs);
+            it->second->onAdmitted(a, startUs);
     }
     const std::int64_t now = monotonicNowUs();
     for (const TokenEmission& e : outcome.emissions) {
