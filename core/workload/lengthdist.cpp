@@ -58,7 +58,10 @@ int LengthDist::draw(std::mt19937_64& rng) const
         break;
     }
     }
-    return int(std::clamp<double>(std::llround(x), min, max));
+    // Clamped before rounding: an extreme lognormal draw must not overflow llround.
+    if (!std::isfinite(x))
+        x = x > 0 ? max : min;
+    return int(std::llround(std::clamp<double>(x, min, max)));
 }
 
 json LengthDist::toJson() const

@@ -118,7 +118,7 @@ json Workload::identity(const LoadSpec& spec)
         id["source"] = "file";
         id["path"] = p.path.toStdString();
         id["format"] = formatName(p.format).toStdString();
-        id["sha256"] = p.dataset ? p.dataset->sha256.toStdString() : std::string();
+        id["file_sha256"] = p.dataset ? p.dataset->sha256.toStdString() : std::string();
         id["conversations"] = p.dataset ? p.dataset->conversations.size() : 0;
     } else {
         id["source"] = "synthetic";

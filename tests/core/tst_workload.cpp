@@ -233,11 +233,11 @@ private slots:
         QString problem;
         QVERIFY(!Workload::sameWorkload(plain, prefixed, &problem));
         QVERIFY2(problem.contains(QStringLiteral("shared_prefix")), qPrintable(problem));
-        json a = { { "source", "file" }, { "path", "/a/x.jsonl" }, { "sha256", "ab" } };
+        json a = { { "source", "file" }, { "path", "/a/x.jsonl" }, { "file_sha256", "ab" } };
         json b = a;
         b["path"] = "/b/y.jsonl";
         QVERIFY(Workload::sameWorkload(a, b, nullptr));
-        b["sha256"] = "cd";
+        b["file_sha256"] = "cd";
         QVERIFY(!Workload::sameWorkload(a, b, nullptr));
         QVERIFY(!Workload::sameWorkload(a, json(), &problem));
         QVERIFY(problem.contains(QStringLiteral("not recorded")));
@@ -277,8 +277,8 @@ private slots:
         const LoadSpec fromFile = spec.loadSpec(spec.configs[0], spec.arms[2]);
         QVERIFY(fromFile.prompts.dataset);
         QCOMPARE(fromFile.prompts.turns, 2);
-        QCOMPARE(
-            Workload::identity(fromFile)["sha256"].get<std::string>(), fromFile.prompts.dataset->sha256.toStdString());
+        QCOMPARE(Workload::identity(fromFile)["file_sha256"].get<std::string>(),
+            fromFile.prompts.dataset->sha256.toStdString());
         QVERIFY(fromFile.validate().isEmpty());
     }
 
