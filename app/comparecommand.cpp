@@ -29,6 +29,9 @@ int compareCommand(const QStringList& arguments)
         QStringLiteral("N"), QStringLiteral("1000") });
     parser.addOption(
         { QStringLiteral("seed"), QStringLiteral("Bootstrap seed."), QStringLiteral("S"), QStringLiteral("1") });
+    parser.addOption({ QStringLiteral("allow-different-workloads"),
+        QStringLiteral("Compare an arm whose configurations ran different workloads (prompt source, lengths, prompt "
+                       "file) instead of refusing it; such configurations are marked in every table.") });
     addSloFlags(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope compare"))
         return *exitCode;
@@ -46,6 +49,7 @@ int compareCommand(const QStringList& arguments)
     options.baseline = parser.value(QStringLiteral("baseline"));
     options.resamples = std::max(1000, parser.value(QStringLiteral("resamples")).toInt());
     options.seed = parser.value(QStringLiteral("seed")).toULongLong();
+    options.allowDifferentWorkloads = parser.isSet(QStringLiteral("allow-different-workloads"));
     ks::RunFile file;
     QString error;
     if (!ks::readRunFile(files.first(), &file, &error)) {

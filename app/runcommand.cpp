@@ -1,6 +1,7 @@
 #include "commands.h"
 #include "experimentcommand.h"
 #include "loadflags.h"
+#include "promptflags.h"
 
 #include <QCommandLineParser>
 
@@ -11,9 +12,11 @@ namespace {
 /// The one-configuration, one-arm spec that `run --base-url` flags describe: it
 /// runs through the same ExperimentRunner as any experiment and is stored in
 /// the file's `experiment` line.
-nlohmann::json adHocSpec(const ks::LoadSpec& s, const ks::Slo& slo)
+nlohmann::json adHocSpec(const ks::LoadSpec& s, const ks::Slo& slo, const nlohmann::json& prompts)
 {
-    nlohmann::json arm = { { "name", "adhoc" }, { "max_tokens", s.maxTokens }, { "warmup", s.warmupRequests } };
+    nlohmann::json arm = { { "name", "adhoc" },
+        { "max_tokens", s.maxTokensDist ? s.maxTokensDist->toJson() : nlohmann::json(s.maxTokens) },
+        { "warmup", s.warmupRequests } };
     if (s.mode == ks::LoadSpec::Mode::Rate) {
         arm["mode"] = "rate";
         arm["rate"] = s.rate;
@@ -35,7 +38,7 @@ nlohmann::json adHocSpec(const ks::LoadSpec& s, const ks::Slo& slo)
             nlohmann::json::array({ { { "label", s.runLabel.toStdString() }, { "model", s.model.toStdString() },
                 { "knobs", nlohmann::json::object() } } }) },
         { "arms", nlohmann::json::array({ arm }) },
-        { "prompts", { { "source", "synthetic" }, { "input_tokens", s.inputTokens }, { "seed", s.seed } } },
+        { "prompts", prompts },
         { "client",
             { { "request_timeout_s", s.requestTimeoutS }, { "stall_timeout_s", s.stallTimeoutS },
                 { "threads", s.workerThreads }, { "preconnect", s.preconnect } } } };
@@ -74,6 +77,7 @@ int runCommand(const QStringList& arguments)
     parser.addOption({ QStringLiteral("slo-tpot-ms"), QStringLiteral("TPOT SLO for goodput."), QStringLiteral("ms"),
         QStringLiteral("0") });
     addLoadFlags(parser);
+    addPromptFlags(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope run"))
         return *exitCode;
     ProgressReporter::Mode progressMode;
@@ -106,10 +110,15 @@ int runCommand(const QStringList& arguments)
         std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
         return 2;
     }
+    nlohmann::json prompts;
+    if (const QString error = readPromptFlags(parser, spec, &prompts); !error.isEmpty()) {
+        std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
+        return 2;
+    }
     const ks::Slo slo { parser.value(QStringLiteral("slo-ttft-ms")).toDouble(),
         parser.value(QStringLiteral("slo-tpot-ms")).toDouble() };
 
-    auto parsed = ks::parseExperimentSpec(QByteArray::fromStdString(adHocSpec(spec, slo).dump()));
+    auto parsed = ks::parseExperimentSpec(QByteArray::fromStdString(adHocSpec(spec, slo, prompts).dump()));
     if (auto* errors = std::get_if<std::vector<ks::SpecError>>(&parsed)) {
         for (const ks::SpecError& e : *errors)
             std::fprintf(stderr, "knobscope run: %s\n", qPrintable(e.toString()));

@@ -1,13 +1,16 @@
 #include "batchengine.h"
 
+#include "hashing.h"
+#include "promptblocks.h"
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace kssim {
 
 namespace {
-// A prefix-cache hit still computes the last, partially filled KV block.
-constexpr int kKvBlockTokens = 16;
+constexpr int kKvBlockTokens = PromptBlocks::kBlockTokens;
 
 qint64 reservationOf(const SequenceSpec& s)
 {
@@ -17,14 +20,22 @@ qint64 reservationOf(const SequenceSpec& s)
 
 BatchEngine::BatchEngine(EngineConfig config)
     : m_config(std::move(config))
-    , m_prefixCache(m_config.prefixCaching ? m_config.prefixCacheEntries : 0)
+    , m_prefixCache(!m_config.prefixCaching ? 0
+              : m_config.prefixCacheBlocks > 0
+              ? m_config.prefixCacheBlocks
+              : int(std::clamp<qint64>(m_config.kvCacheTokens / kKvBlockTokens, 1, std::numeric_limits<int>::max())))
 {
 }
 
-void BatchEngine::submit(const SequenceSpec& spec)
+void BatchEngine::submit(const SequenceSpec& spec, std::vector<std::uint64_t> blocks)
 {
     Sequence seq;
     seq.spec = spec;
+    if (blocks.empty()) {
+        for (int i = 0; i < spec.promptTokens / kKvBlockTokens; ++i)
+            blocks.push_back(combine(spec.promptHash, std::uint64_t(i)));
+    }
+    seq.blocks = std::move(blocks);
     seq.spec.promptTokens = std::max(1, spec.promptTokens);
     seq.spec.outputTokens = std::max(1, spec.outputTokens);
     m_waiting.push_back(seq);
@@ -66,7 +77,9 @@ void BatchEngine::prefillChunk(Sequence& seq, int& budget, StepOutcome& out)
         out.emissions.push_back({ seq.spec.id, 0, seq.spec.outputTokens == 1 });
         seq.generated = 1;
         ++out.decodeBatch;
-        m_prefixCache.insert(seq.spec.promptHash);
+        m_prefixCache.insert(seq.blocks);
+        if (m_config.prefixCaching)
+            m_seenPrompts.insert({ seq.spec.promptHash });
     }
 }
 
@@ -82,10 +95,15 @@ bool BatchEngine::admitOne(int& budget, StepOutcome& out)
 
     Sequence seq = head;
     m_waiting.pop_front();
-    seq.cacheHit = m_prefixCache.contains(seq.spec.promptHash);
-    seq.prefillRemaining = seq.cacheHit ? std::max(1, seq.spec.promptTokens % kKvBlockTokens) : seq.spec.promptTokens;
+    // The last prompt token is always computed: it samples the first output token.
+    const int cached = std::min(m_prefixCache.cachedBlocks(seq.blocks) * kKvBlockTokens, seq.spec.promptTokens - 1);
+    seq.cacheHit = cached > 0;
+    seq.prefillRemaining = seq.spec.promptTokens - cached;
+    m_prefixQueries += quint64(seq.spec.promptTokens);
+    m_prefixHits += quint64(cached);
     m_kvReserved += need;
-    out.admitted.push_back({ seq.spec.id, seq.cacheHit });
+    const bool repeated = m_seenPrompts.cachedBlocks({ seq.spec.promptHash }) == 1;
+    out.admitted.push_back({ seq.spec.id, seq.cacheHit, cached, repeated });
     m_running.push_back(seq);
     prefillChunk(m_running.back(), budget, out);
     return true;

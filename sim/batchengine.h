@@ -15,7 +15,9 @@ struct EngineConfig {
     int maxNumBatchedTokens = 2048;
     qint64 kvCacheTokens = 0;
     bool prefixCaching = true;
-    int prefixCacheEntries = 4096;
+    /// Prefix-cache capacity in KV blocks; 0: the KV cache's size in blocks (cached
+    /// blocks are free blocks that have not been reused yet).
+    int prefixCacheBlocks = 0;
 };
 
 struct SequenceSpec {
@@ -34,6 +36,10 @@ struct TokenEmission {
 struct Admission {
     std::uint64_t id = 0;
     bool prefixCacheHit = false;
+    int cachedTokens = 0; ///< prompt tokens found in the prefix cache (not prefilled)
+    /// The exact prompt ran before (an LRU of 4096 prompts): the kernel path of a
+    /// repeat, which the drift model keys on, also for prompts shorter than a block.
+    bool repeatedPrompt = false;
 };
 
 /// What one engine step does. Tokens in `emissions` become visible at the end of the step.
@@ -59,7 +65,9 @@ class BatchEngine {
 public:
     explicit BatchEngine(EngineConfig config);
 
-    void submit(const SequenceSpec& spec);
+    /// `blocks`: the prompt's KV block hashes (PromptBlocks). Empty: the prompt is
+    /// named by spec.promptHash alone, so only an identical prompt hits the cache.
+    void submit(const SequenceSpec& spec, std::vector<std::uint64_t> blocks = {});
     /// Removes a sequence wherever it is (client went away); unknown ids are ignored.
     void cancel(std::uint64_t id);
 
@@ -72,10 +80,14 @@ public:
     /// KV-cache tokens in use (prompt prefilled so far plus tokens generated) over capacity.
     double kvCacheUsage() const;
     const EngineConfig& config() const { return m_config; }
+    /// vLLM's prefix-cache counters: prompt tokens looked up, and those found cached.
+    quint64 prefixCacheQueries() const { return m_prefixQueries; }
+    quint64 prefixCacheHits() const { return m_prefixHits; }
 
 private:
     struct Sequence {
         SequenceSpec spec;
+        std::vector<std::uint64_t> blocks;
         int prefillRemaining = 0;
         int generated = 0;
         bool cacheHit = false;
@@ -89,6 +101,9 @@ private:
     std::deque<Sequence> m_waiting;
     qint64 m_kvReserved = 0;
     PrefixCache m_prefixCache;
+    PrefixCache m_seenPrompts { 4096 }; ///< whole-prompt hashes, one "block" each
+    quint64 m_prefixQueries = 0;
+    quint64 m_prefixHits = 0;
 };
 
 } // namespace kssim

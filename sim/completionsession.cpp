@@ -38,10 +38,11 @@ void CompletionSession::start()
         sendEvent(m_formatter.roleChunk(), false);
 }
 
-void CompletionSession::onAdmitted(bool prefixCacheHit, std::int64_t stepStartUs)
+void CompletionSession::onAdmitted(const Admission& admission, std::int64_t stepStartUs)
 {
-    m_output.setPrefixCacheHit(prefixCacheHit);
-    m_truth->prefixCacheHit = prefixCacheHit;
+    m_output.setPrefixCacheHit(admission.repeatedPrompt);
+    m_truth->prefixCacheHit = admission.prefixCacheHit;
+    m_truth->cachedTokens = admission.cachedTokens;
     m_truth->admittedUs = stepStartUs;
 }
 

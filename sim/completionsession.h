@@ -40,7 +40,7 @@ public:
         const SimProfile& profile, Setup setup, std::shared_ptr<TruthRecord> truth, SimConnection* connection);
 
     void start();
-    void onAdmitted(bool prefixCacheHit, std::int64_t stepStartUs);
+    void onAdmitted(const Admission& admission, std::int64_t stepStartUs);
     /// Returns Finished after the last token, Aborted when a fault ended the
     /// response early (the engine must drop the sequence).
     State onToken(const TokenEmission& emission, int batchSize, std::int64_t nowUs);

@@ -19,9 +19,9 @@ EngineLoop::EngineLoop(EngineConfig config, QObject* parent)
     connect(&m_timer, &QTimer::timeout, this, &EngineLoop::onTimer);
 }
 
-void EngineLoop::submit(const SequenceSpec& spec)
+void EngineLoop::submit(const SequenceSpec& spec, std::vector<std::uint64_t> blocks)
 {
-    m_engine.submit(spec);
+    m_engine.submit(spec, std::move(blocks));
     if (m_stepping)
         return;
     m_stepping = true;

@@ -15,7 +15,7 @@ class EngineLoop : public QObject {
 public:
     explicit EngineLoop(EngineConfig config, QObject* parent = nullptr);
 
-    void submit(const SequenceSpec& spec);
+    void submit(const SequenceSpec& spec, std::vector<std::uint64_t> blocks = {});
     void cancel(std::uint64_t id);
     const BatchEngine& engine() const { return m_engine; }
 

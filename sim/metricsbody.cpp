@@ -38,6 +38,14 @@ QByteArray SimServer::metricsBody() const
     out += "# HELP vllm:generation_tokens_total Number of generation tokens processed.\n"
            "# TYPE vllm:generation_tokens_total counter\n";
     out += "vllm:generation_tokens_total" + labels + ' ' + QByteArray::number(m_generationTokensTotal) + '\n';
+    // vLLM V1's counters, in tokens: prompt tokens looked up in the prefix cache, and
+    // those found there. prometheus_client names a counter's sample NAME_total.
+    out += "# HELP vllm:prefix_cache_queries Prefix cache queries, in terms of number of queried tokens.\n"
+           "# TYPE vllm:prefix_cache_queries counter\n";
+    out += "vllm:prefix_cache_queries_total" + labels + ' ' + QByteArray::number(engine.prefixCacheQueries()) + '\n';
+    out += "# HELP vllm:prefix_cache_hits Prefix cache hits, in terms of number of cached tokens.\n"
+           "# TYPE vllm:prefix_cache_hits counter\n";
+    out += "vllm:prefix_cache_hits_total" + labels + ' ' + QByteArray::number(engine.prefixCacheHits()) + '\n';
     out += "# HELP knobscope_sim_requests_failed_total Requests answered with an error or an injected fault.\n"
            "# TYPE knobscope_sim_requests_failed_total counter\n";
     out += "knobscope_sim_requests_failed_total " + QByteArray::number(m_failedTotal) + '\n';

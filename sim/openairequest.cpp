@@ -1,5 +1,8 @@
 #include "openairequest.h"
 
+#include "hashing.h"
+#include "promptblocks.h"
+
 #include <nlohmann/json.hpp>
 
 using nlohmann::json;
@@ -79,17 +82,24 @@ std::variant<CompletionRequest, ApiError> parseCompletionRequest(
 
     if (endpoint == Endpoint::Completions) {
         const json& prompt = doc.value("prompt", json());
+        PromptBlocks blocks;
         if (prompt.is_string()) {
             req.promptKey = QByteArray::fromStdString(prompt.get<std::string>());
             req.promptTokens = countTokens(req.promptKey);
+            blocks.addText(req.promptKey);
+            req.blocks = blocks.takeBlocks();
         } else if (prompt.is_array() && !prompt.empty() && prompt[0].is_number_integer()) {
             req.promptKey = QByteArray::fromStdString(prompt.dump());
             req.promptTokens = int(prompt.size());
+            for (const json& token : prompt)
+                blocks.addToken(mix64(std::uint64_t(token.is_number_integer() ? token.get<long long>() : -1)));
+            req.blocks = blocks.takeBlocks();
         } else {
             return badRequest(
                 QStringLiteral("'prompt' must be a string or a list of token ids"), QStringLiteral("prompt"));
         }
     } else {
+        PromptBlocks blocks;
         const json& messages = doc.value("messages", json());
         if (!messages.is_array() || messages.empty())
             return badRequest(QStringLiteral("'messages' must be a non-empty list"), QStringLiteral("messages"));
@@ -100,8 +110,14 @@ std::variant<CompletionRequest, ApiError> parseCompletionRequest(
             const QByteArray text = content.is_string() ? QByteArray::fromStdString(content.get<std::string>())
                                                         : QByteArray::fromStdString(content.dump());
             req.promptTokens += kChatTokensPerMessage + countTokens(text);
+            // The chat template's tokens around each message: the role marker first.
+            blocks.addToken(hashBytes(QByteArray::fromStdString("<|" + m["role"].get<std::string>() + "|>")));
+            for (int i = 1; i < kChatTokensPerMessage; ++i)
+                blocks.addToken(mix64(0x7e4d00 + std::uint64_t(i)));
+            blocks.addText(text);
         }
         req.promptKey = QByteArray::fromStdString(messages.dump());
+        req.blocks = blocks.takeBlocks();
     }
     req.promptTokens = std::max(1, req.promptTokens);
     if (req.promptTokens >= maxModelLen)

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <variant>
+#include <vector>
 
 namespace kssim {
 
@@ -16,6 +17,7 @@ struct CompletionRequest {
     QString model;
     QByteArray promptKey; ///< the exact prompt (or serialized messages): what the output depends on
     int promptTokens = 0;
+    std::vector<std::uint64_t> blocks; ///< the prompt's full KV blocks (PromptBlocks), for the prefix cache
     int maxTokens = 16;
     bool ignoreEos = false;
     double temperature = 1.0;

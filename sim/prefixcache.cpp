@@ -2,7 +2,22 @@
 
 namespace kssim {
 
-void PrefixCache::insert(std::uint64_t key)
+int PrefixCache::cachedBlocks(const std::vector<std::uint64_t>& blocks) const
+{
+    int n = 0;
+    while (n < int(blocks.size()) && m_index.contains(blocks[std::size_t(n)]))
+        ++n;
+    return n;
+}
+
+void PrefixCache::insert(const std::vector<std::uint64_t>& blocks)
+{
+    // Last first, so the prompt's first blocks (shared most widely) are the most recent.
+    for (auto it = blocks.rbegin(); it != blocks.rend(); ++it)
+        insertOne(*it);
+}
+
+void PrefixCache::insertOne(std::uint64_t key)
 {
     if (m_capacity <= 0)
         return;

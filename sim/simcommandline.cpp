@@ -52,6 +52,7 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
     add("no-prefix-caching", "Disable automatic prefix caching.");
     add("engine-seed", "Per-process numerics seed (default: random, as a real GPU process).", "n");
     add("truth-log", "Write one JSONL line per request with the server's own timestamps.", "file");
+    add("truth-log-prompts", "Also write each request's prompt (or messages as JSON) into the truth log.");
     for (const FractionFlag& f : kFaultFlags)
         add(f.name, f.help, "fraction", "0");
     add("stall-ms", "How long a stalled stream pauses.", "ms", "5000");
@@ -112,6 +113,7 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
     o.faultSeed = isSet("fault-seed") ? std::uint64_t(integer("fault-seed", 0, std::numeric_limits<long long>::max()))
                                       : QRandomGenerator::system()->generate64();
     o.truthLogPath = parser.value(QStringLiteral("truth-log"));
+    o.truthLogPrompts = isSet("truth-log-prompts");
     for (const FractionFlag& f : kFaultFlags) {
         bool ok = false;
         const double v = parser.value(QString::fromLatin1(f.name)).toDouble(&ok);

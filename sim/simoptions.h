@@ -20,6 +20,7 @@ struct SimOptions {
     std::uint64_t engineSeed = 0; ///< per-process numerics seed (sim-reasoning drift)
     WireOptions wire;
     QString truthLogPath;
+    bool truthLogPrompts = false; ///< also write each request's prompt text into the truth log
     /// Stamp arrivals with the kernel's receive time (ArrivalWatch), not when the bytes are read.
     bool kernelArrivalStamps = true;
     HttpRequestParser::Limits limits;

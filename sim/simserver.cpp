@@ -172,6 +172,8 @@ void SimServer::handleCompletion(
     truth->outputTokens = outputTokens;
     truth->fault = faultName(fault);
     truth->arrivalUs = arrivalUs;
+    if (m_options.truthLogPrompts)
+        truth->prompt = req.promptKey;
 
     CompletionSession::Setup setup;
     setup.engineId = id;
@@ -195,14 +197,14 @@ void SimServer::handleCompletion(
     m_sessions.emplace(id, std::move(session));
     m_sessionOfConnection[connection] = id;
     m_promptTokensTotal += quint64(req.promptTokens);
-    m_loop.submit({ id, req.promptTokens, outputTokens, seed.promptHash });
+    m_loop.submit({ id, req.promptTokens, outputTokens, seed.promptHash }, req.blocks);
 }
 
 void SimServer::onStepFinished(const StepOutcome& outcome, qint64 startUs, qint64)
 {
     for (const Admission& a : outcome.admitted) {
         if (auto it = m_sessions.find(a.id); it != m_sessions.end())
-            it->second->onAdmitted(a.prefixCacheHit, startUs);
+            it->second->onAdmitted(a, startUs);
     }
     const std::int64_t now = monotonicNowUs();
     for (const TokenEmission& e : outcome.emissions) {

@@ -37,6 +37,7 @@ void TruthLog::append(const TruthRecord& r)
         { "output_tokens", r.outputTokens },
         { "tokens_written", r.tokensWritten },
         { "prefix_cache_hit", r.prefixCacheHit },
+        { "cached_tokens", r.cachedTokens },
         { "fault", r.fault.toStdString() },
         { "status", r.status },
         { "finish_reason",
@@ -47,7 +48,9 @@ void TruthLog::append(const TruthRecord& r)
         { "token_us", r.tokenUs },
         { "end_us", r.endUs },
     };
-    const std::string text = line.dump() + '\n';
+    if (!r.prompt.isNull())
+        line["prompt"] = r.prompt.toStdString();
+    const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
     m_file.write(text.data(), qint64(text.size()));
 }
 

@@ -20,6 +20,8 @@ struct TruthRecord {
     int outputTokens = 0; ///< tokens the engine planned for this request
     int tokensWritten = 0;
     bool prefixCacheHit = false;
+    int cachedTokens = 0; ///< prompt tokens served from the prefix cache
+    QByteArray prompt; ///< the exact prompt (or messages as JSON), with --truth-log-prompts only
     QString fault = QStringLiteral("none");
     int status = 200;
     QByteArray finishReason;

@@ -9,6 +9,7 @@
 #include "models/comparetablemodel.h"
 #include "runfileloader.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -62,6 +63,13 @@ std::vector<double> valuesOf(const RunData& run, const QString& key)
                 v.push_back(double(gap) / 1000.0);
     }
     return v;
+}
+
+// A configuration that ran another workload than the baseline says so wherever it is named.
+QString configLegend(const nlohmann::json& config)
+{
+    return QString::fromStdString(config["config"].get<std::string>())
+        + (config.value("workload_differs", false) ? ComparePage::tr(" (different workload)") : QString());
 }
 
 QSize sizeOf(const QString& text)
@@ -142,6 +150,11 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
             QMessageBox::warning(this, tr("Export failed"), error);
     });
 
+    auto* allowDifferent = new QCheckBox(tr("Different workloads"), this);
+    allowDifferent->setToolTip(tr("Compare an arm whose configurations ran different workloads (prompts, lengths, "
+                                  "prompt file) instead of refusing it; such configurations are marked"));
+    connect(allowDifferent, &QCheckBox::toggled, m_loader, &RunFileLoader::setAllowDifferentWorkloads);
+
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Arm"), this));
     top->addWidget(m_arm);
@@ -150,6 +163,7 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     top->addWidget(new QLabel(tr("Metric"), this));
     top->addWidget(m_metric);
     top->addStretch(1);
+    top->addWidget(allowDifferent);
     top->addWidget(size);
     top->addWidget(exportChartButton);
     top->addWidget(exportTableButton);
@@ -343,16 +357,18 @@ QString ComparePage::chartTitle(const QString& arm, const QString& what) const
         ? m_result->file->experiment.value("spec", nlohmann::json::object()).value("name", std::string())
         : std::string();
     QStringList configs;
-    if (const nlohmann::json* a = m_result ? armOf(m_result->compare, arm) : nullptr) {
+    const nlohmann::json* a = m_result ? armOf(m_result->compare, arm) : nullptr;
+    if (a) {
         for (const nlohmann::json& c : (*a)["configs"])
             configs << QString::fromStdString(c["config"].get<std::string>());
         if (a->contains("sweep")) // a sweep's entry names its configurations there
             for (const nlohmann::json& c : (*a)["sweep"].value("configs", nlohmann::json::array()))
                 configs << QString::fromStdString(c.get<std::string>());
     }
-    return QStringLiteral("%1 · %2 · %3 · %4")
+    const bool differ = a && a->value("different_workloads", false);
+    return QStringLiteral("%1 · %2 · %3 · %4%5")
         .arg(name.empty() ? tr("experiment") : QString::fromStdString(name), arm, what,
-            configs.join(QStringLiteral(" vs ")));
+            configs.join(QStringLiteral(" vs ")), differ ? tr(" · ⚠ different workloads") : QString());
 }
 
 void ComparePage::showMetric(const QString& armName, const QString& key)
@@ -367,7 +383,7 @@ void ComparePage::showMetric(const QString& armName, const QString& key)
         = throughput ? tr("throughput (requests/s)") : tr("%1 (ms)").arg(key.section(QLatin1Char('_'), 0, 0).toUpper());
     for (const nlohmann::json& c : (*arm)["configs"]) {
         BarChart::Set set;
-        set.name = QString::fromStdString(c["config"].get<std::string>());
+        set.name = configLegend(c);
         set.color = configColor(index++);
         if (throughput) {
             set.values = { c.value("req_per_s", 0.0), c.value("goodput_req_per_s", 0.0) };
@@ -391,8 +407,7 @@ void ComparePage::showMetric(const QString& armName, const QString& key)
             const std::string run = c.value("run", std::string());
             for (const RunData& r : m_result->file->runs)
                 if (r.run.toStdString() == run)
-                    m_cdf->addCurve(
-                        QString::fromStdString(c["config"].get<std::string>()), configColor(i), valuesOf(r, key));
+                    m_cdf->addCurve(configLegend(c), configColor(i), valuesOf(r, key));
             ++i;
         }
     }

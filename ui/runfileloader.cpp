@@ -42,7 +42,8 @@ void RunFileLoader::deliver(quint64 generation, std::shared_ptr<const LoadedRunF
 void RunFileLoader::load(const QStringList& paths, const QString& baseline, bool withIntervals)
 {
     const quint64 generation = ++m_generation;
-    startJob([this, generation, paths, baseline, withIntervals] {
+    const bool allow = m_allowDifferentWorkloads;
+    startJob([this, generation, paths, baseline, withIntervals, allow] {
         auto result = std::make_shared<LoadedRunFile>();
         result->path = paths.value(0);
         result->otherPath = paths.value(1);
@@ -85,7 +86,7 @@ void RunFileLoader::load(const QStringList& paths, const QString& baseline, bool
             result->file = std::make_shared<RunFile>(std::move(files[0]));
         }
         report(85, tr("Comparing configurations"));
-        analyze(generation, result, std::move(passes), set, withIntervals);
+        analyze(generation, result, std::move(passes), set, withIntervals, allow);
     });
 }
 
@@ -93,25 +94,28 @@ void RunFileLoader::show(std::shared_ptr<const RunFile> file, const QString& pat
 {
     const quint64 generation = ++m_generation;
     const QString baseline = m_current ? m_current->baseline : QString();
-    startJob([this, generation, file, path, baseline] {
+    const bool allow = m_allowDifferentWorkloads;
+    startJob([this, generation, file, path, baseline, allow] {
         auto result = std::make_shared<LoadedRunFile>();
         result->path = path;
         result->baseline = baseline;
         result->file = file;
         nlohmann::json set;
         std::vector<ProbePass> passes = probePassesOf(*file, 0, &set);
-        analyze(generation, result, std::move(passes), set, true);
+        analyze(generation, result, std::move(passes), set, true, allow);
     });
 }
 
 void RunFileLoader::analyze(quint64 generation, std::shared_ptr<LoadedRunFile> result, std::vector<ProbePass> passes,
-    const nlohmann::json& set, bool withIntervals)
+    const nlohmann::json& set, bool withIntervals, bool allowDifferentWorkloads)
 {
     QString error;
     CompareOptions quick;
     quick.baseline = result->baseline;
     quick.resamples = 0;
+    quick.allowDifferentWorkloads = allowDifferentWorkloads;
     result->compare = compareRuns(*result->file, quick, &error);
+    result->error = error; // a refused comparison (different workloads) says why
     result->hasProbes = !passes.empty();
     if (result->hasProbes) {
         const QStringList problems = result->drift.problems;
@@ -124,6 +128,7 @@ void RunFileLoader::analyze(quint64 generation, std::shared_ptr<LoadedRunFile> r
     auto full = std::make_shared<LoadedRunFile>(*result);
     CompareOptions options;
     options.baseline = result->baseline;
+    options.allowDifferentWorkloads = allowDifferentWorkloads;
     full->compare = compareRuns(*full->file, options, &error);
     full->intervals = true;
     deliver(generation, full);
@@ -133,16 +138,33 @@ void RunFileLoader::setBaseline(const QString& baseline)
 {
     if (!m_current || m_current->baseline == baseline)
         return;
+    recompare(baseline);
+}
+
+void RunFileLoader::setAllowDifferentWorkloads(bool allow)
+{
+    if (m_allowDifferentWorkloads == allow)
+        return;
+    m_allowDifferentWorkloads = allow;
+    if (m_current)
+        recompare(m_current->baseline);
+}
+
+void RunFileLoader::recompare(const QString& baseline)
+{
     const quint64 generation = ++m_generation;
     std::shared_ptr<const LoadedRunFile> base = m_current;
-    startJob([this, generation, base, baseline] {
+    const bool allow = m_allowDifferentWorkloads;
+    startJob([this, generation, base, baseline, allow] {
         QString error;
         auto quick = std::make_shared<LoadedRunFile>(*base);
         quick->baseline = baseline;
         CompareOptions options;
         options.baseline = baseline;
         options.resamples = 0;
+        options.allowDifferentWorkloads = allow;
         quick->compare = compareRuns(*quick->file, options, &error);
+        quick->error = error;
         quick->intervals = false;
         deliver(generation, quick);
         auto full = std::make_shared<LoadedRunFile>(*quick);

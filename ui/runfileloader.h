@@ -46,6 +46,10 @@ public:
     void show(std::shared_ptr<const RunFile> file, const QString& path);
     /// Recomputes the comparison of the current file against another baseline.
     void setBaseline(const QString& baseline);
+    /// Compares arms whose configurations ran different workloads (marked) instead
+    /// of refusing them, and recomputes the current file's comparison.
+    void setAllowDifferentWorkloads(bool allow);
+    bool allowDifferentWorkloads() const { return m_allowDifferentWorkloads; }
     std::shared_ptr<const LoadedRunFile> current() const { return m_current; }
 
 signals:
@@ -58,11 +62,14 @@ private:
     /// In the worker: comparison and drift of `result->file`, delivered without
     /// intervals first, then (unless `withIntervals` is false) with them.
     void analyze(quint64 generation, std::shared_ptr<LoadedRunFile> result, std::vector<ProbePass> passes,
-        const nlohmann::json& set, bool withIntervals);
+        const nlohmann::json& set, bool withIntervals, bool allowDifferentWorkloads);
 
     std::atomic<quint64> m_generation { 0 }; ///< worker threads read it to drop work nobody will see
     std::shared_ptr<const LoadedRunFile> m_current;
     std::vector<QThread*> m_threads;
+    bool m_allowDifferentWorkloads = false;
+    /// Recomputes the current file's comparison with the present options.
+    void recompare(const QString& baseline);
 };
 
 } // namespace ks

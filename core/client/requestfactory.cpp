@@ -44,6 +44,9 @@ RequestFactory::RequestFactory(const LoadSpec& spec, QByteArray apiKey)
     m_bodyHead = text.left(at);
     m_bodyTail = text.mid(at + qsizetype(marker.size()));
 
+    if (!m_spec.probes && !m_spec.plainPrompts())
+        m_workload = std::make_shared<const Workload>(m_spec);
+
     if (m_spec.probes) {
         // Quality probes: greedy, seeded, natural length (no ignore_eos).
         for (const Probe& probe : m_spec.probes->probes) {
@@ -94,6 +97,23 @@ QByteArray RequestFactory::body(qint64 index) const
     if (!m_probeBodies.empty())
         return m_probeBodies[std::size_t(index) % m_probeBodies.size()];
     return m_bodyHead + syntheticPrompt(m_spec.seed, index, m_spec.inputTokens) + m_bodyTail;
+}
+
+QByteArray RequestFactory::body(const PromptTurn& turn) const
+{
+    nlohmann::json b = { { "model", m_spec.model.toStdString() }, { "max_tokens", turn.maxTokens },
+        { "temperature", m_spec.temperature }, { "stream", true }, { "ignore_eos", m_spec.ignoreEos },
+        { "stream_options", { { "include_usage", true } } } };
+    if (m_spec.api == ApiKind::Chat) {
+        nlohmann::json messages = nlohmann::json::array();
+        for (const PromptTurn::Message& m : turn.messages)
+            messages.push_back({ { "role", m.role }, { "content", m.content.toStdString() } });
+        b["messages"] = std::move(messages);
+    } else {
+        b["prompt"] = Workload::completionPrompt(turn).toStdString();
+    }
+    // Invalid UTF-8 in a prompt file's text is replaced, never a throw on the worker thread.
+    return QByteArray::fromStdString(b.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 QNetworkRequest RequestFactory::networkRequest(qint64 index) const

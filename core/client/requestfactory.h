@@ -1,10 +1,12 @@
 #pragma once
 
 #include "load/loadspec.h"
+#include "workload/workload.h"
 
 #include <QByteArray>
 #include <QNetworkRequest>
 
+#include <memory>
 #include <vector>
 
 namespace ks {
@@ -17,6 +19,10 @@ public:
 
     QNetworkRequest networkRequest(qint64 index) const;
     QByteArray body(qint64 index) const;
+    /// Set unless the spec asks for plain synthetic prompts (LoadSpec::plainPrompts).
+    const Workload* workload() const { return m_workload.get(); }
+    /// The body of one workload request.
+    QByteArray body(const PromptTurn& turn) const;
     /// The probe request `index` sends, or nullptr for a load request.
     const Probe* probeOf(qint64 index) const;
     int probeRepeatOf(qint64 index) const;
@@ -37,6 +43,7 @@ private:
     QByteArray m_bodyHead; ///< everything before the prompt
     QByteArray m_bodyTail; ///< everything after it
     std::vector<QByteArray> m_probeBodies;
+    std::shared_ptr<const Workload> m_workload;
 };
 
 } // namespace ks

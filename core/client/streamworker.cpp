@@ -218,6 +218,19 @@ void StreamWorker::start()
 
 void StreamWorker::launchClosedLoop()
 {
+    const Workload* workload = m_state->factory.workload();
+    if (workload && m_state->factory.spec().prompts.multiTurn()) {
+        auto session = std::make_shared<Session>();
+        session->index = m_state->nextSession.fetch_add(1);
+        session->turns = workload->turnsOf(session->index);
+        launchTurn(std::move(session));
+        return;
+    }
+    launchTurn(nullptr);
+}
+
+void StreamWorker::launchTurn(std::shared_ptr<Session> session)
+{
     const LoadSpec& spec = m_state->factory.spec();
     const bool pastDeadline = m_state->deadlineUs > 0 && nowUs() >= m_state->deadlineUs;
     if (!m_sending || m_state->stopping.load() || pastDeadline) {
@@ -229,7 +242,7 @@ void StreamWorker::launchClosedLoop()
         --m_openSlots;
         return;
     }
-    send(index, nowUs());
+    send(index, nowUs(), std::move(session));
 }
 
 void StreamWorker::scheduleNextArrival()
@@ -253,7 +266,7 @@ void StreamWorker::scheduleNextArrival()
     checkDone();
 }
 
-void StreamWorker::send(qint64 index, qint64 tSchedUs)
+void StreamWorker::send(qint64 index, qint64 tSchedUs, std::shared_ptr<Session> session)
 {
     const RequestFactory& factory = m_state->factory;
     const LoadSpec& spec = factory.spec();
@@ -269,17 +282,33 @@ void StreamWorker::send(qint64 index, qint64 tSchedUs)
         record.probeRepeat = factory.probeRepeatOf(index);
         record.inTokens = 0; // unknown: the server tokenizes the probe
     }
+    QByteArray body;
+    if (const Workload* workload = factory.workload()) {
+        static const std::vector<QByteArray> kNoReplies;
+        const PromptTurn turn = session ? workload->turn(session->index, session->turn, session->replies)
+                                        : workload->turn(index, 0, kNoReplies);
+        body = factory.body(turn);
+        record.inTokens = turn.inTokens;
+        record.prefix = turn.prefix;
+        if (session) {
+            record.session = session->index;
+            record.turn = session->turn;
+        }
+    } else {
+        body = factory.body(index);
+    }
 
     QNetworkAccessManager* nam = pickManager();
     ++m_active[nam];
     const QNetworkRequest request = factory.networkRequest(index);
-    const QByteArray body = factory.body(index);
     const std::vector<ThreadId> before = threadsBeforeFirstUse(nam);
     record.tSendUs = nowUs();
     QNetworkReply* reply = nam->post(request, body);
     InFlight flight;
     flight.accumulator = std::make_unique<StreamAccumulator>(spec.api, std::move(record));
-    flight.accumulator->keepText(probe != nullptr);
+    // A session's next turn carries this reply, so its text is kept until then.
+    flight.accumulator->keepText(probe != nullptr || session != nullptr);
+    flight.session = std::move(session);
     flight.nam = nam;
     flight.deadlineUs = monotonicUs() + qint64(spec.requestTimeoutS * 1e6);
     m_inFlight.emplace(reply, std::move(flight));
@@ -364,10 +393,22 @@ void StreamWorker::onFinished(QNetworkReply* reply)
     RequestRecord record = flight.accumulator->finish(now, reason, detail);
     --m_active[flight.nam];
     reply->deleteLater();
+    std::shared_ptr<Session> session = std::move(flight.session);
+    if (session) {
+        // A failed turn ends its session: there is no reply to carry into the next one.
+        if (record.ok && session->turn + 1 < session->turns) {
+            session->replies.push_back(std::move(record.outputText));
+            ++session->turn;
+        } else {
+            session.reset();
+        }
+        record.outputText.clear();
+        record.reasoningText.clear();
+    }
     m_pending.push_back(std::move(record));
 
     if (m_state->schedule.empty() && m_sending)
-        launchClosedLoop();
+        session ? launchTurn(std::move(session)) : launchClosedLoop();
     checkDone();
 }
 

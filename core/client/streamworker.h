@@ -53,8 +53,16 @@ signals:
     void finished(const ks::WorkerStats& stats);
 
 private:
+    /// A multi-turn session holding one closed-loop slot from its first turn to its last.
+    struct Session {
+        qint64 index = 0;
+        int turn = 0;
+        int turns = 1;
+        std::vector<QByteArray> replies; ///< the server's reply to each turn so far
+    };
     struct InFlight {
         std::unique_ptr<StreamAccumulator> accumulator;
+        std::shared_ptr<Session> session;
         QNetworkAccessManager* nam = nullptr;
         qint64 deadlineUs = 0;
         QString abortReason;
@@ -69,8 +77,10 @@ private:
     void noteNewThreads(QNetworkAccessManager* nam, QNetworkReply* reply, const std::vector<ThreadId>& before);
     std::vector<std::pair<ThreadId, double>> loadThreadCpu() const;
     void launchClosedLoop();
+    /// Sends the session's current turn on its slot, or frees the slot when the load is done.
+    void launchTurn(std::shared_ptr<Session> session);
     void scheduleNextArrival();
-    void send(qint64 index, qint64 tSchedUs);
+    void send(qint64 index, qint64 tSchedUs, std::shared_ptr<Session> session = nullptr);
     void serveUploads();
     void onReadyRead(QNetworkReply* reply);
     void onFinished(QNetworkReply* reply);

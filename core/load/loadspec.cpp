@@ -20,9 +20,22 @@ QString LoadSpec::validate() const
         return QStringLiteral("counts and durations cannot be negative");
     if (maxTokens < 1 || inputTokens < 1)
         return QStringLiteral("max tokens and input tokens must be at least 1");
+    if (prompts.multiTurn() && mode == Mode::Rate)
+        return QStringLiteral("multi-turn sessions need concurrency mode: sessions, not arrivals, fill the slots");
+    if (prompts.multiTurn() && probes)
+        return QStringLiteral("probes cannot be multi-turn");
+    if (prompts.source == PromptSpec::Source::File && !prompts.dataset)
+        return QStringLiteral("the prompt file %1 is not loaded").arg(prompts.path);
     if (requestTimeoutS <= 0 || stallTimeoutS <= 0)
         return QStringLiteral("timeouts must be positive");
     return {};
+}
+
+bool LoadSpec::plainPrompts() const
+{
+    return prompts.source == PromptSpec::Source::Synthetic
+        && (!prompts.inputTokens || (prompts.inputTokens->isFixed() && prompts.inputTokens->value == inputTokens))
+        && prompts.prefixes == 0 && !prompts.multiTurn() && !maxTokensDist && !prompts.seed;
 }
 
 } // namespace ks

@@ -2,6 +2,7 @@
 
 #include "api/chunkdecoder.h"
 #include "drift/probeset.h"
+#include "workload/promptspec.h"
 
 #include <memory>
 
@@ -34,6 +35,13 @@ struct LoadSpec {
     bool ignoreEos = true;
     double temperature = 0;
     quint64 seed = 1;
+    /// Where prompts come from; the default is distinct synthetic prompts of
+    /// inputTokens words. maxTokensDist, when set, draws max_tokens per request.
+    PromptSpec prompts;
+    std::optional<LengthDist> maxTokensDist;
+    /// The plain synthetic load (fixed lengths, no prefix, single turns), which
+    /// the request factory builds without a workload.
+    bool plainPrompts() const;
 
     /// Set for a probe pass: request i sends probe i % n (pass i / n) at
     /// temperature 0 with `seed`, without ignore_eos, and keeps its text.

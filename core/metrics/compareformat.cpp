@@ -151,7 +151,8 @@ QString compareMarkdown(const nlohmann::json& arms)
         for (const auto& config : arm["configs"]) {
             const bool isBaseline = config["config"] == arm["baseline"];
             QStringList row { QString::fromStdString(config["config"].get<std::string>())
-                + (config.value("gentle", false) ? QStringLiteral(" (gentle)") : QString()) };
+                + (config.value("gentle", false) ? QStringLiteral(" (gentle)") : QString())
+                + (config.value("workload_differs", false) ? QStringLiteral(" (different workload)") : QString()) };
             for (const CompareColumn& c : kCompareColumns)
                 row << compareCell(config, c, isBaseline);
             row << QStringLiteral("%1 (%2 %)")
@@ -188,7 +189,9 @@ QString compareCsv(const nlohmann::json& arms)
                     config.c_str(), capacity.is_number() ? qPrintable(QString::number(capacity.get<double>())) : "");
         }
         for (const auto& config : arm["configs"]) {
-            const std::string prefix = arm["arm"].get<std::string>() + ',' + config["config"].get<std::string>() + ',';
+            // A configuration that ran another workload keeps the mark in every row that names it.
+            const std::string prefix = arm["arm"].get<std::string>() + ',' + config["config"].get<std::string>()
+                + (config.value("workload_differs", false) ? " (different workload)" : "") + ',';
             for (const char* key : { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" }) {
                 if (config[key].is_null())
                     continue;

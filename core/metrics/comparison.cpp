@@ -5,6 +5,7 @@
 #include "metrics/repeatstats.h"
 #include "metrics/runsummary.h"
 #include "metrics/sweepcompare.h"
+#include "workload/workload.h"
 
 #include <QFileInfo>
 
@@ -70,6 +71,11 @@ std::vector<Series> seriesOf(const RunData& run)
     auto sample = [](const std::vector<double>& v) { return strided(v.size(), [&](std::size_t k) { return v[k]; }); };
     return { { "ttft_ms", sample(ttft) }, { "tpot_ms", sample(tpot) }, { "itl_ms", std::move(itl) },
         { "e2e_ms", sample(e2e) } };
+}
+
+nlohmann::json workloadOf(const RunData& run)
+{
+    return run.info.is_object() ? run.info.value("prompts", nlohmann::json()) : nlohmann::json();
 }
 
 nlohmann::json interval(const Interval& i)
@@ -217,6 +223,20 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             }
             baseline = &*it;
         }
+        const nlohmann::json baseWorkload = workloadOf(baseline->data());
+        bool workloadsDiffer = false;
+        for (const ConfigRuns& group : groups) {
+            QString problem;
+            if (Workload::sameWorkload(baseWorkload, workloadOf(group.data()), &problem))
+                continue;
+            workloadsDiffer = true;
+            if (options.allowDifferentWorkloads)
+                continue;
+            *error = QStringLiteral("arm \"%1\": %2 and %3 ran different workloads (%4); their latencies are not "
+                                    "comparable (--allow-different-workloads compares them anyway, marked)")
+                         .arg(arm, baseline->config, group.config, problem);
+            return nullptr;
+        }
         const bool intervals = options.resamples > 0;
         const std::vector<Series> baseSeries = intervals ? seriesOf(baseline->data()) : std::vector<Series>();
         const nlohmann::json baseSummary = summaryOf(*baseline, arm, slo);
@@ -303,6 +323,10 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             allGentle = allGentle && gentle;
             entry["gentle"] = gentle;
             entry["max_waiting"] = maxWaiting;
+            if (workloadsDiffer) {
+                entry["workload"] = workloadOf(run);
+                entry["workload_differs"] = !Workload::sameWorkload(baseWorkload, entry["workload"], nullptr);
+            }
             entry["ci95"] = ci;
             entry["ratio"] = ratio;
             entry["ratio_ci95"] = ratioCi;
@@ -322,8 +346,16 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             armEntry["sweep_arm"] = sweep->second.toStdString();
         if (slo.any())
             armEntry["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };
+        std::vector<std::string> warnings;
+        if (workloadsDiffer) {
+            armEntry["different_workloads"] = true;
+            warnings.push_back("the configurations of this arm ran different workloads (prompts, lengths or prompt "
+                               "file): differences are not the configurations' alone");
+        }
         if (allGentle)
-            armEntry["warning"] = "this arm never queued on any configuration, so it cannot show a queueing cliff";
+            warnings.push_back("this arm never queued on any configuration, so it cannot show a queueing cliff");
+        if (!warnings.empty())
+            armEntry["warning"] = warnings.size() == 1 ? warnings[0] : warnings[0] + "; " + warnings[1];
         out.push_back(armEntry);
     }
     return out;

@@ -14,6 +14,10 @@ struct CompareOptions {
     int resamples = 1000; ///< bootstrap resamples; 0: ratios without intervals (fast)
     quint64 seed = 1;
     std::optional<Slo> slo; ///< for goodput; unset: the experiment's own SLO from the file
+    /// An arm whose configurations ran different workloads (run line `prompts`:
+    /// source, parameters, file hash) is refused with an error, unless this is
+    /// set: then it is compared, and the arm and each differing configuration say so.
+    bool allowDifferentWorkloads = false;
 };
 
 /// Per arm, every configuration side by side with ratios against the baseline

@@ -16,6 +16,9 @@ struct RequestRecord {
     qint64 id = 0;
     QString probe; ///< empty for load requests
     int probeRepeat = -1; ///< which pass over the probe set, for probes
+    qint64 session = -1; ///< multi-turn: the session this request is a turn of; -1 otherwise
+    int turn = -1; ///< multi-turn: the turn within the session, from 0
+    int prefix = -1; ///< shared-prefix prompts: which prefix it starts with; -1 otherwise
     qint64 tSchedUs = 0; ///< intended send time (rate mode), else the send time
     qint64 tSendUs = 0;
     qint64 tWireUs = -1; ///< when the HTTP stack reported the request written (diagnostic)

@@ -93,9 +93,10 @@ std::optional<PlannedStep> ArmPlan::next()
     step.load = m_spec.loadSpec(m_config, arm);
     // Every run of the arm gets prompts of its own: the same prompts again would
     // hit the server's prefix cache and make later steps and repeats look faster.
-    step.load.seed = m_spec.seed + quint64(m_step) * quint64(m_arm.repeats) + quint64(m_repeat - 1);
-    step.load.runLabel = m_config.label + QLatin1Char('/') + step.armName
-        + (m_repeat > 1 ? QStringLiteral("#%1").arg(m_repeat) : QString());
+    step.load.seed += quint64(m_step) * quint64(m_arm.repeats) + quint64(m_repeat - 1);
+    if (!m_spec.adHoc) // an ad-hoc run (one plain arm) is named by its --label alone
+        step.load.runLabel = m_config.label + QLatin1Char('/') + step.armName
+            + (m_repeat > 1 ? QStringLiteral("#%1").arg(m_repeat) : QString());
     if (m_arm.sweep)
         step.runFields["sweep"]
             = { { "arm", m_arm.name.toStdString() }, { "over", overName(*m_arm.sweep).toStdString() },

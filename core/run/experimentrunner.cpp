@@ -4,6 +4,7 @@
 #include "store/recordjson.h"
 #include "store/runline.h"
 #include "util/redact.h"
+#include "workload/workload.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -312,7 +313,8 @@ void ExperimentRunner::startArm()
     m_samples = m_samplesWaiting = 0;
     m_metricsProblem.clear();
     m_load = std::make_unique<LoadRunner>(load);
-    connect(m_load.get(), &LoadRunner::started, this, [this, &config](qint64 t0) {
+    const nlohmann::json prompts = probePass ? nlohmann::json() : Workload::identity(load);
+    connect(m_load.get(), &LoadRunner::started, this, [this, &config, prompts](qint64 t0) {
         m_t0Us = t0;
         m_armRunning = true;
         nlohmann::json line = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) },
@@ -326,6 +328,8 @@ void ExperimentRunner::startArm()
             line["probes"]["max_tokens"] = m_spec.probes->maxTokens;
             line["probes"]["concurrency"] = m_spec.probes->concurrency;
         }
+        if (!prompts.is_null())
+            line["prompts"] = prompts;
         flushFile();
         m_runOffset = m_writer.bytesWritten(); // the arm's lines start here (readBackRecords)
         m_writer.write(line);

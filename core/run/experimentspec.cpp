@@ -142,6 +142,24 @@ const KnownKnob kKnownKnobs[] = {
     { "gpu_memory_utilization", false, 0.01, 1.0 },
 };
 
+std::optional<PromptSpec> readPrompts(Checker& c, const json& value, const QString& path)
+{
+    std::vector<std::pair<QString, QString>> errors;
+    auto spec = parsePromptSpec(value, path, errors);
+    for (const auto& [at, message] : errors)
+        c.fail(at, message);
+    return spec;
+}
+
+std::optional<LengthDist> readLengthDist(Checker& c, const json& value, const QString& path)
+{
+    std::vector<std::pair<QString, QString>> errors;
+    auto dist = parseLengthDist(value, path, errors);
+    for (const auto& [at, message] : errors)
+        c.fail(at, message);
+    return dist;
+}
+
 const QRegularExpression& placeholderPattern()
 {
     static const QRegularExpression re(QStringLiteral("\\{([A-Za-z_][A-Za-z0-9_]*)\\}"));
@@ -333,7 +351,7 @@ void readArms(Checker& c, const json& doc, ExperimentSpec& spec)
             continue;
         c.rejectUnknown(j, path,
             { "name", "mode", "concurrency", "rate", "burstiness", "requests", "duration_s", "max_tokens",
-                "input_tokens", "warmup", "repeats", "over", "values", "auto", "steps", "max_concurrency" });
+                "input_tokens", "warmup", "repeats", "over", "values", "auto", "steps", "max_concurrency", "prompts" });
         ArmSpec arm;
         arm.name = c.string(j, path, "name", true).value_or(QString());
         if (arm.name.startsWith(QLatin1String("probes")))
@@ -373,7 +391,12 @@ void readArms(Checker& c, const json& doc, ExperimentSpec& spec)
         arm.durationS = c.number(j, path, "duration_s", false, 0).value_or(0);
         if (!j.contains("requests") && !j.contains("duration_s"))
             c.fail(path, QStringLiteral("bound the arm with \"requests\" or \"duration_s\""));
-        arm.maxTokens = c.integer(j, path, "max_tokens", false, 1).value_or(128);
+        if (const auto maxTokens = j.find("max_tokens"); maxTokens != j.end() && maxTokens->is_object())
+            arm.maxTokensDist = readLengthDist(c, *maxTokens, child(path, "max_tokens"));
+        else
+            arm.maxTokens = c.integer(j, path, "max_tokens", false, 1).value_or(128);
+        if (const auto prompts = j.find("prompts"); prompts != j.end())
+            arm.prompts = readPrompts(c, *prompts, child(path, "prompts"));
         arm.inputTokens = c.integer(j, path, "input_tokens", false, 1).value_or(0);
         arm.warmup = c.integer(j, path, "warmup", false, 0).value_or(0);
         spec.arms.push_back(arm);
@@ -384,13 +407,11 @@ void readOptional(Checker& c, const json& doc, ExperimentSpec& spec)
 {
     if (const auto prompts = doc.find("prompts"); prompts != doc.end()) {
         const QString path = QStringLiteral("prompts");
-        if (c.isObject(*prompts, path)) {
-            c.rejectUnknown(*prompts, path, { "source", "input_tokens", "seed" });
-            if (const auto source = c.string(*prompts, path, "source", false);
-                source && *source != QLatin1String("synthetic"))
-                c.fail(child(path, "source"), QStringLiteral("only \"synthetic\" prompts are supported so far"));
-            spec.inputTokens = c.integer(*prompts, path, "input_tokens", false, 1).value_or(spec.inputTokens);
-            spec.seed = quint64(c.integer(*prompts, path, "seed", false, 0).value_or(1));
+        if (const auto read = readPrompts(c, *prompts, path)) {
+            spec.prompts = *read;
+            if (read->inputTokens && read->inputTokens->isFixed())
+                spec.inputTokens = read->inputTokens->value;
+            spec.seed = read->seed.value_or(1);
         }
     }
     if (const auto probes = doc.find("probes"); probes != doc.end() && !probes->is_null()) {
@@ -523,7 +544,19 @@ LoadSpec ExperimentSpec::loadSpec(const ConfigSpec& config, const ArmSpec& arm) 
     load.durationS = arm.durationS;
     load.warmupRequests = arm.warmup;
     load.maxTokens = arm.maxTokens;
+    load.maxTokensDist = arm.maxTokensDist;
+    load.prompts = arm.prompts.value_or(prompts);
     load.inputTokens = arm.inputTokens > 0 ? arm.inputTokens : inputTokens;
+    // Fixed lengths and the seed move into the plain fields, so a plain synthetic
+    // load keeps the request factory's fast path.
+    if (arm.inputTokens > 0)
+        load.prompts.inputTokens.reset(); // the arm's own number wins over the spec's prompts
+    else if (load.prompts.inputTokens && load.prompts.inputTokens->isFixed())
+        load.inputTokens = load.prompts.inputTokens->value;
+    if (load.prompts.inputTokens && load.prompts.inputTokens->isFixed())
+        load.prompts.inputTokens.reset();
+    load.seed = load.prompts.seed.value_or(seed);
+    load.prompts.seed.reset();
     load.runLabel = adHoc ? config.label : config.label + QLatin1Char('/') + arm.name;
     return load;
 }

@@ -51,10 +51,12 @@ struct ArmSpec {
     int requests = 0;
     double durationS = 0;
     int maxTokens = 128;
+    std::optional<LengthDist> maxTokensDist; ///< max_tokens given as a distribution
     int inputTokens = 0; ///< 0: the spec's prompts.input_tokens
     int warmup = 0;
     int repeats = 1; ///< runs per configuration: ARM, ARM#2, ...
     std::optional<SweepSpec> sweep; ///< set for "mode": "sweep"; mode/concurrency/rate then describe each step
+    std::optional<PromptSpec> prompts; ///< the arm's own prompts, replacing the spec's
 };
 
 struct ProbeSpec {
@@ -85,6 +87,7 @@ struct ExperimentSpec {
     std::vector<ArmSpec> arms;
     int inputTokens = 128;
     quint64 seed = 1;
+    PromptSpec prompts;
     std::optional<ProbeSpec> probes;
     Slo slo;
     ClientSpec client;

@@ -32,6 +32,12 @@ nlohmann::json toJson(const RequestRecord& r)
     };
     if (!r.reasoningSha256.isEmpty())
         j["reasoning_sha256"] = r.reasoningSha256.toHex().toStdString();
+    if (r.session >= 0) {
+        j["session"] = r.session;
+        j["turn"] = r.turn;
+    }
+    if (r.prefix >= 0)
+        j["prefix"] = r.prefix;
     if (!r.probe.isEmpty()) {
         j["probe_repeat"] = r.probeRepeat;
         j["output_text"] = r.outputText.toStdString();

@@ -19,6 +19,9 @@ enum class Field {
     Id,
     Probe,
     ProbeRepeat,
+    Session,
+    Turn,
+    Prefix,
     Warmup,
     TSched,
     TSend,
@@ -48,6 +51,9 @@ const std::unordered_map<std::string_view, Field>& fields()
         { "id", Field::Id },
         { "probe", Field::Probe },
         { "probe_repeat", Field::ProbeRepeat },
+        { "session", Field::Session },
+        { "turn", Field::Turn },
+        { "prefix", Field::Prefix },
         { "warmup", Field::Warmup },
         { "t_sched_us", Field::TSched },
         { "t_send_us", Field::TSend },
@@ -80,6 +86,8 @@ std::pair<qint64, qint64> rangeOf(Field f)
     case Field::InTokens:
     case Field::OutTokens:
     case Field::ProbeRepeat:
+    case Field::Turn:
+    case Field::Prefix:
         return { 0, INT_MAX };
     default:
         return { 0, std::numeric_limits<qint64>::max() };
@@ -345,6 +353,15 @@ private:
             break;
         case Field::ProbeRepeat:
             small = &m_record.probeRepeat;
+            break;
+        case Field::Session:
+            target = &m_record.session;
+            break;
+        case Field::Turn:
+            small = &m_record.turn;
+            break;
+        case Field::Prefix:
+            small = &m_record.prefix;
             break;
         default:
             wrong(QStringLiteral("expected %1, got %2").arg(expected(m_field), QLatin1String(got)));

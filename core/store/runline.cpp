@@ -91,7 +91,7 @@ const FieldRule kSweepStep { "sweep", kObj,
 
 const std::vector<FieldRule> kRunRules { { "run", kStr }, { "config", kStr }, { "arm", kStr }, { "t0_wall", kStr },
     { "t0_monotonic_us", kInt }, { "model", kStr }, { "knobs", kObj }, { "ticks", kBool }, kProbeIdentity, kSweepStep,
-    { "repeat", kInt } };
+    { "repeat", kInt }, { "prompts", kObj } };
 
 const std::vector<FieldRule> kSummaryRules {
     { "run", kStr },

@@ -1,5 +1,6 @@
 #include "batchengine.h"
 #include "metrics/percentiles.h"
+#include "promptblocks.h"
 #include "virtualload.h"
 
 #include <QTest>
@@ -136,6 +137,44 @@ private slots:
         const StepOutcome again = engine.step();
         QVERIFY(again.admitted.at(0).prefixCacheHit);
         QCOMPARE(again.prefillTokens, 200 % 16);
+    }
+
+    // Block by block: a prompt that shares only its first 40 tokens with a cached
+    // one reads their 2 full blocks from the cache and prefills the rest.
+    void aSharedPrefixHitsItsFullBlocks()
+    {
+        auto blocksOf = [](const QByteArray& text) {
+            PromptBlocks b;
+            b.addText(text);
+            return std::pair { b.tokens(), b.takeBlocks() };
+        };
+        QByteArray shared;
+        for (int i = 0; i < 40; ++i)
+            shared += "w" + QByteArray::number(i) + ' ';
+        const auto [firstTokens, first] = blocksOf(shared + "alpha beta gamma");
+        const auto [secondTokens, second] = blocksOf(shared + "delta epsilon zeta eta");
+        QCOMPARE(firstTokens, 43);
+        QCOMPARE(secondTokens, 44);
+        QCOMPARE(first.size(), std::size_t(2));
+        QCOMPARE(second[0], first[0]);
+        QCOMPARE(second[1], first[1]);
+
+        BatchEngine engine(config(4, 1000));
+        engine.submit({ 1, firstTokens, 1, 1 }, first);
+        QCOMPARE(engine.step().admitted.at(0).cachedTokens, 0);
+        engine.submit({ 2, secondTokens, 1, 2 }, second);
+        const StepOutcome again = engine.step();
+        QVERIFY(again.admitted.at(0).prefixCacheHit);
+        QCOMPARE(again.admitted.at(0).cachedTokens, 32);
+        QCOMPARE(again.prefillTokens, 44 - 32);
+        QCOMPARE(engine.prefixCacheQueries(), quint64(43 + 44));
+        QCOMPARE(engine.prefixCacheHits(), quint64(32));
+
+        // A long word is one token per 8 bytes, and a different first token shares nothing.
+        QCOMPARE(blocksOf("abcdefghijklmnopq").first, 3);
+        const auto [otherTokens, other] = blocksOf("x " + shared);
+        engine.submit({ 3, otherTokens, 1, 3 }, other);
+        QCOMPARE(engine.step().admitted.at(0).cachedTokens, 0);
     }
 
     void cancelRemovesRunningAndWaiting()

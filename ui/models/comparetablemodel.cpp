@@ -42,7 +42,8 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
         if (column == 0)
             return QString::fromStdString(config["config"].get<std::string>())
                 + (isBaseline ? tr(" (baseline)") : QString())
-                + (config.value("gentle", false) ? tr(" ⚠ gentle") : QString());
+                + (config.value("gentle", false) ? tr(" ⚠ gentle") : QString())
+                + (config.value("workload_differs", false) ? tr(" ⚠ different workload") : QString());
         if (metric)
             return compareCell(config, *metric, isBaseline);
         if (column == kMetricColumns + 1)
@@ -61,6 +62,9 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole:
         if (significant)
             return tr("Significant: the 95 % interval of the ratio excludes 1");
+        if (column == 0 && config.value("workload_differs", false))
+            return tr("This configuration ran a different workload than the baseline (prompts, lengths or prompt "
+                      "file): the difference is not the configuration's alone");
         if (column == 0 && config.value("gentle", false))
             return tr(
                 "This run never queued on the server, so it cannot show a queueing cliff (see the run's warnings)");
