@@ -3,6 +3,8 @@
 #include "loadflags.h"
 #include "metrics/percentiles.h"
 #include "progressreporter.h"
+#include "runextras.h"
+#include "util/wallclock.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -48,8 +50,8 @@ nlohmann::json adHocSpec(const ks::LoadSpec& s, const ks::Slo& slo)
 
 } // namespace
 
-int runExperiment(
-    const QString& specPath, const QString& outPath, ProgressReporter::Mode progressMode, double maxErrorRate);
+int runExperiment(const QString& specPath, const QString& outPath, ProgressReporter::Mode progressMode,
+    double maxErrorRate, const RunExtras& extras);
 
 int runCommand(const QStringList& arguments)
 {
@@ -75,9 +77,52 @@ int runCommand(const QStringList& arguments)
         QStringLiteral("0") });
     parser.addOption({ QStringLiteral("slo-tpot-ms"), QStringLiteral("TPOT SLO for goodput."), QStringLiteral("ms"),
         QStringLiteral("0") });
+    parser.addOption({ QStringLiteral("shard"),
+        QStringLiteral("With a spec: run shard I of N (0 <= I < N): each arm's concurrency, rate and requests split "
+                       "over the shards, probes on shard 0 only; the spec must target an external server "
+                       "(docs/distributed.md). Merge the parts with 'knobscope merge'."),
+        QStringLiteral("I/N") });
+    parser.addOption({ QStringLiteral("start-at"),
+        QStringLiteral("With --shard: start at this wall-clock time (ISO 8601, UTC unless it has an offset, or "
+                       "seconds since the epoch), counting down until then, so that all shards start together."),
+        QStringLiteral("TIME") });
+    parser.addOption({ QStringLiteral("metrics-port"),
+        QStringLiteral("With a spec: serve the client's own view (TTFT/TPOT/ITL/E2E histograms, requests, errors, "
+                       "in flight) in Prometheus text at http://HOST:P/metrics while the run goes (0: any free port)."),
+        QStringLiteral("P") });
     addLoadFlags(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope run"))
         return *exitCode;
+    RunExtras extras;
+    if (parser.isSet(QStringLiteral("shard"))) {
+        QString error;
+        extras.shard = ks::parseShardId(parser.value(QStringLiteral("shard")), &error);
+        if (!extras.shard) {
+            std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
+            return 2;
+        }
+    }
+    if (parser.isSet(QStringLiteral("start-at"))) {
+        QString error;
+        extras.startAtMs = ks::parseStartAt(parser.value(QStringLiteral("start-at")), &error);
+        if (!extras.startAtMs) {
+            std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
+            return 2;
+        }
+        if (!extras.shard) {
+            std::fputs("knobscope run: --start-at goes with --shard I/N\n", stderr);
+            return 2;
+        }
+    }
+    if (parser.isSet(QStringLiteral("metrics-port"))) {
+        bool ok = false;
+        extras.metricsPort = parser.value(QStringLiteral("metrics-port")).toInt(&ok);
+        if (!ok || extras.metricsPort < 0 || extras.metricsPort > 65535) {
+            std::fprintf(stderr, "knobscope run: --metrics-port: expected a port 0-65535, got '%s'\n",
+                qPrintable(parser.value(QStringLiteral("metrics-port"))));
+            return 2;
+        }
+    }
     ProgressReporter::Mode progressMode;
     if (!ProgressReporter::parseMode(parser.value(QStringLiteral("progress")), &progressMode)) {
         std::fputs("knobscope run: --progress: expected auto, bar or none\n", stderr);
@@ -93,7 +138,14 @@ int runCommand(const QStringList& arguments)
     }
     if (parser.positionalArguments().size() == 1)
         return runExperiment(parser.positionalArguments().first(), parser.value(QStringLiteral("out")), progressMode,
-            parser.value(QStringLiteral("max-error-rate")).toDouble());
+            parser.value(QStringLiteral("max-error-rate")).toDouble(), extras);
+    if (extras.shard || extras.metricsPort >= 0) {
+        // Every shard must run the same experiment, which a file (a ConfigMap on a cluster) pins down.
+        std::fputs("knobscope run: --shard and --metrics-port need a spec file (knobscope run SPEC.json ...); "
+                   "write the arm as a spec (docs/experiments.md)\n",
+            stderr);
+        return 2;
+    }
     for (const char* required : { "base-url", "model" }) {
         if (!parser.isSet(QString::fromLatin1(required))) {
             std::fprintf(stderr, "knobscope run: give a spec file, or --%s for a single arm\n", required);
@@ -128,8 +180,8 @@ int runCommand(const QStringList& arguments)
     const std::string label = spec.runLabel.toStdString();
     const ArmOutcome outcome = executeArm(spec, &writer, progress, [&](qint64 t0) {
         writer.write({ { "type", "run" }, { "run", label }, { "config", label }, { "arm", "adhoc" },
-            { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "knobs", nlohmann::json::object() },
-            { "model", spec.model.toStdString() } });
+            { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "t0_unix_us", ks::unixUsAtMonotonic(t0) },
+            { "knobs", nlohmann::json::object() }, { "model", spec.model.toStdString() } });
         writer.flush();
     });
     if (!outcome.error.isEmpty()) {

@@ -3,6 +3,7 @@
 #include "metrics/percentiles.h"
 #include "store/recordjson.h"
 #include "util/redact.h"
+#include "util/wallclock.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -299,7 +300,8 @@ void ExperimentRunner::startArm()
         m_armRunning = true;
         nlohmann::json line = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) },
             { "arm", text(m_armName) }, { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "knobs", config.knobs },
-            { "model", text(config.model) } };
+            { "model", text(config.model) }, { "t0_unix_us", unixUsAtMonotonic(t0) } };
+        line.update(m_runLineExtra);
         if (m_probeRestart >= 0) {
             line["probes"] = m_probeSet->identity();
             line["probes"]["restart"] = m_probeRestart;
@@ -334,6 +336,7 @@ void ExperimentRunner::startArm()
             m_aggregator->add(r);
         }
         flushFile();
+        emit recordsWritten(m_run, batch);
         if (m_probeRestart >= 0)
             m_drift.add(m_spec.configs[m_config].label, m_spec.configs[m_config].model, m_probeRestart, batch);
         m_snapshotDirty = true;

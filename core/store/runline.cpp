@@ -87,7 +87,10 @@ const FieldRule kProbeIdentity { "probes", kObj,
         { "restart", kInt }, { "repeats", kInt }, { "max_tokens", kInt }, { "concurrency", kInt } } };
 
 const std::vector<FieldRule> kRunRules { { "run", kStr }, { "config", kStr }, { "arm", kStr }, { "t0_wall", kStr },
-    { "t0_monotonic_us", kInt }, { "model", kStr }, { "knobs", kObj }, kProbeIdentity };
+    { "t0_monotonic_us", kInt }, { "t0_unix_us", kInt }, { "model", kStr }, { "knobs", kObj }, kProbeIdentity,
+    { "shard", kObj, { { "index", kInt }, { "count", kInt }, { "host", kStr }, { "start_at", kStr } } },
+    { "merged", kObj,
+        { { "shards", kInt }, { "start_skew_us", kInt }, { "hosts", kArr, {}, kStr }, { "parts", kArr, {}, kObj } } } };
 
 const std::vector<FieldRule> kSummaryRules {
     { "run", kStr },
