@@ -58,8 +58,8 @@ int mergeCommand(const QStringList& arguments)
         return 1;
     }
     for (const ks::MergedRunNote& run : merged.runs)
-        std::printf("%s: %d requests from %zu parts, start skew %.1f ms\n", qPrintable(run.run), run.requests,
-            parts.size(), double(run.startSkewUs) / 1000.0);
+        std::printf("%s: %d requests from %d parts, start skew %.1f ms\n", qPrintable(run.run), run.requests, run.parts,
+            double(run.startSkewUs) / 1000.0);
     std::fprintf(stderr, "knobscope merge: wrote %s\n", qPrintable(parser.value(QStringLiteral("out"))));
     return 0;
 }

@@ -318,7 +318,7 @@ void mergeInto(const std::vector<ShardPart>& parts, ShardMerge& out)
         overlayPartSummaries(summary, sources);
         summary["type"] = "summary";
         out.lines.push_back(summary);
-        out.runs.push_back({ first.run, int(records.size()), t0Max - t0Min });
+        out.runs.push_back({ first.run, int(records.size()), int(sources.size()), t0Max - t0Min });
     }
 }
 

@@ -26,6 +26,7 @@ bool readShardPart(const QString& path, ShardPart* out, QString* error);
 struct MergedRunNote {
     QString run;
     int requests = 0;
+    int parts = 0; ///< the parts that had this run (probe runs: shard 0's alone)
     qint64 startSkewUs = 0; ///< the latest part's t0 minus the earliest's (wall clock)
 };
 

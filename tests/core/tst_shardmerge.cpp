@@ -136,6 +136,8 @@ private slots:
         QCOMPARE(m.runs[0].startSkewUs, Q_INT64_C(250000));
         QCOMPARE(m.runs[1].run, QStringLiteral("prod/probes")); // shard 0's alone
         QCOMPARE(m.runs[1].requests, 1);
+        QCOMPARE(m.runs[0].parts, 2);
+        QCOMPARE(m.runs[1].parts, 1);
 
         std::vector<std::pair<qint64, qint64>> sends; // (t_send_us, id)
         std::set<qint64> ids;
