@@ -10,6 +10,7 @@ int reportCommand(const QStringList& arguments);
 int calibrateCommand(const QStringList& arguments);
 int compareCommand(const QStringList& arguments);
 int driftCommand(const QStringList& arguments);
+int mergeCommand(const QStringList& arguments);
 /// The dashboard (QApplication); argc/argv untouched.
 int guiMain(int argc, char** argv);
 /// `knobscope export`: charts and tables drawn offscreen.

@@ -3,8 +3,13 @@
 #include "experimentcommand.h"
 
 #include "armexecution.h"
+#include "metricsendpoint.h"
 #include "run/experimentrunner.h"
+#include "runextras.h"
+#include "startbarrier.h"
 #include "util/unixsignals.h"
+
+#include <QSysInfo>
 
 #include <QEventLoop>
 #include <QFile>
@@ -14,8 +19,8 @@
 #include <cstdlib>
 #include <memory>
 
-int runExperiment(
-    const QString& specPath, const QString& outPath, ProgressReporter::Mode progressMode, double maxErrorRate)
+int runExperiment(const QString& specPath, const QString& outPath, ProgressReporter::Mode progressMode,
+    double maxErrorRate, const RunExtras& extras)
 {
     QFile file(specPath);
     if (!file.open(QIODevice::ReadOnly)) {
@@ -30,16 +35,49 @@ int runExperiment(
         std::fprintf(stderr, "knobscope run: %zu problem(s) in the spec; nothing was run\n", errors->size());
         return 2;
     }
-    return runExperimentSpec(std::get<ks::ExperimentSpec>(std::move(parsed)), outPath, progressMode, maxErrorRate);
+    ks::ExperimentSpec spec = std::get<ks::ExperimentSpec>(std::move(parsed));
+    if (extras.shard) {
+        if (const QString error = ks::applyShard(spec, *extras.shard); !error.isEmpty()) {
+            std::fprintf(stderr, "knobscope run: %s: cannot shard: %s\n", qPrintable(specPath), qPrintable(error));
+            return 2;
+        }
+    }
+    return runExperimentSpec(std::move(spec), outPath, progressMode, maxErrorRate, extras);
 }
 
-int runExperimentSpec(
-    ks::ExperimentSpec spec, const QString& outPath, ProgressReporter::Mode progressMode, double maxErrorRate)
+int runExperimentSpec(ks::ExperimentSpec spec, const QString& outPath, ProgressReporter::Mode progressMode,
+    double maxErrorRate, const RunExtras& extras)
 {
     // A sweep may stop early, so with sweeps the total is an estimate: "[3/~16]".
     const bool sweeps
         = std::any_of(spec.arms.begin(), spec.arms.end(), [](const ks::ArmSpec& a) { return a.sweep.has_value(); });
     ks::ExperimentRunner runner(std::move(spec), outPath);
+    std::unique_ptr<MetricsEndpoint> endpoint;
+    if (extras.metricsPort >= 0) {
+        endpoint = std::make_unique<MetricsEndpoint>();
+        QString error;
+        const quint16 port = endpoint->listen(quint16(extras.metricsPort), &error);
+        if (port == 0) {
+            std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
+            return 2;
+        }
+        endpoint->follow(runner);
+        std::fprintf(stderr, "knobscope run: serving metrics at http://0.0.0.0:%u/metrics\n", unsigned(port));
+    }
+    if (extras.shard) {
+        const QString host = QSysInfo::machineHostName();
+        runner.setRunLineExtra({ { "shard", ks::shardObject(*extras.shard, host, extras.startAtMs) } });
+        const QString who
+            = QStringLiteral("shard %1/%2 on %3").arg(extras.shard->index).arg(extras.shard->count).arg(host);
+        if (endpoint)
+            endpoint->exposition().setConstantLabels(
+                { { QStringLiteral("shard"), QString::number(extras.shard->index) } });
+        if (extras.startAtMs)
+            waitForStart(*extras.startAtMs, who);
+        else
+            std::fprintf(stderr, "knobscope run: %s starts now; without --start-at the shards' arms may not overlap\n",
+                qPrintable(who));
+    }
     ks::UnixSignals unixSignals;
     QEventLoop loop;
     std::unique_ptr<ProgressReporter> progress;

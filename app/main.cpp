@@ -17,7 +17,9 @@ usage:
   knobscope export RUNS.jsonl --chart ttft|tpot|itl|e2e|throughput|cdf-ttft|drift --out FILE.png|svg|pdf
                    [--arm A] [--size WxH] | --table FILE.csv|md | --report DIR
   knobscope run --base-url URL --model M [load flags] --out RUNS.jsonl
-  knobscope run SPEC.json --out RUNS.jsonl
+  knobscope run SPEC.json --out RUNS.jsonl [--metrics-port P]
+  knobscope run SPEC.json --shard I/N [--start-at TIME] --out part-I.jsonl   (external server only)
+  knobscope merge part-*.jsonl --out RUNS.jsonl   summaries recomputed from the records, never averaged
   knobscope report RUNS.jsonl [--json] [--slo-ttft-ms X] [--slo-tpot-ms Y]
   knobscope compare RUNS.jsonl [OTHER.jsonl] [--baseline LABEL] [--json | --format md|csv] [--slo-ttft-ms X]
   knobscope drift RUNS.jsonl [OTHER.jsonl] [--json]
@@ -67,8 +69,9 @@ int main(int argc, char** argv)
     // (.jsonl or 'open FILE'), or only its own options (--run, --shot, ...).
     // Anything else is a subcommand, and an unknown one is a usage error.
     const QString first = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QString();
-    static const QStringList commands = { QStringLiteral("run"), QStringLiteral("report"), QStringLiteral("compare"),
-        QStringLiteral("drift"), QStringLiteral("calibrate"), QStringLiteral("export"), QStringLiteral("open") };
+    static const QStringList commands
+        = { QStringLiteral("run"), QStringLiteral("report"), QStringLiteral("compare"), QStringLiteral("drift"),
+              QStringLiteral("calibrate"), QStringLiteral("export"), QStringLiteral("open"), QStringLiteral("merge") };
     const bool cliFlag
         = first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("--version");
     if (first.isEmpty() || (first.startsWith(QLatin1Char('-')) && !cliFlag))
@@ -119,5 +122,7 @@ int main(int argc, char** argv)
         return compareCommand(args);
     if (command == QLatin1String("drift"))
         return driftCommand(args);
+    if (command == QLatin1String("merge"))
+        return mergeCommand(args);
     return usageError(QStringLiteral("unknown command '%1'").arg(command));
 }

@@ -2,6 +2,7 @@
 #include "experimentcommand.h"
 #include "loadflags.h"
 #include "promptflags.h"
+#include "runextras.h"
 
 #include <QCommandLineParser>
 
@@ -76,10 +77,53 @@ int runCommand(const QStringList& arguments)
         QStringLiteral("0") });
     parser.addOption({ QStringLiteral("slo-tpot-ms"), QStringLiteral("TPOT SLO for goodput."), QStringLiteral("ms"),
         QStringLiteral("0") });
+    parser.addOption({ QStringLiteral("shard"),
+        QStringLiteral("With a spec: run shard I of N (0 <= I < N): each arm's concurrency, rate and requests split "
+                       "over the shards, probes on shard 0 only; the spec must target an external server "
+                       "(docs/distributed.md). Merge the parts with 'knobscope merge'."),
+        QStringLiteral("I/N") });
+    parser.addOption({ QStringLiteral("start-at"),
+        QStringLiteral("With --shard: start at this wall-clock time (ISO 8601, UTC unless it has an offset, or "
+                       "seconds since the epoch), counting down until then, so that all shards start together."),
+        QStringLiteral("TIME") });
+    parser.addOption({ QStringLiteral("metrics-port"),
+        QStringLiteral("With a spec: serve the client's own view (TTFT/TPOT/ITL/E2E histograms, requests, errors, "
+                       "in flight) in Prometheus text at http://HOST:P/metrics while the run goes (0: any free port)."),
+        QStringLiteral("P") });
     addLoadFlags(parser);
     addPromptFlags(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope run"))
         return *exitCode;
+    RunExtras extras;
+    if (parser.isSet(QStringLiteral("shard"))) {
+        QString error;
+        extras.shard = ks::parseShardId(parser.value(QStringLiteral("shard")), &error);
+        if (!extras.shard) {
+            std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
+            return 2;
+        }
+    }
+    if (parser.isSet(QStringLiteral("start-at"))) {
+        QString error;
+        extras.startAtMs = ks::parseStartAt(parser.value(QStringLiteral("start-at")), &error);
+        if (!extras.startAtMs) {
+            std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
+            return 2;
+        }
+        if (!extras.shard) {
+            std::fputs("knobscope run: --start-at goes with --shard I/N\n", stderr);
+            return 2;
+        }
+    }
+    if (parser.isSet(QStringLiteral("metrics-port"))) {
+        bool ok = false;
+        extras.metricsPort = parser.value(QStringLiteral("metrics-port")).toInt(&ok);
+        if (!ok || extras.metricsPort < 0 || extras.metricsPort > 65535) {
+            std::fprintf(stderr, "knobscope run: --metrics-port: expected a port 0-65535, got '%s'\n",
+                qPrintable(parser.value(QStringLiteral("metrics-port"))));
+            return 2;
+        }
+    }
     ProgressReporter::Mode progressMode;
     if (!ProgressReporter::parseMode(parser.value(QStringLiteral("progress")), &progressMode)) {
         std::fputs("knobscope run: --progress: expected auto, bar or none\n", stderr);
@@ -95,7 +139,14 @@ int runCommand(const QStringList& arguments)
     }
     if (parser.positionalArguments().size() == 1)
         return runExperiment(parser.positionalArguments().first(), parser.value(QStringLiteral("out")), progressMode,
-            parser.value(QStringLiteral("max-error-rate")).toDouble());
+            parser.value(QStringLiteral("max-error-rate")).toDouble(), extras);
+    if (extras.shard) {
+        // Every shard must run the same experiment, which a file (a ConfigMap on a cluster) pins down.
+        std::fputs("knobscope run: --shard needs a spec file (knobscope run SPEC.json ...); "
+                   "write the arm as a spec (docs/experiments.md)\n",
+            stderr);
+        return 2;
+    }
     for (const char* required : { "base-url", "model" }) {
         if (!parser.isSet(QString::fromLatin1(required))) {
             std::fprintf(stderr, "knobscope run: give a spec file, or --%s for a single arm\n", required);
@@ -127,5 +178,5 @@ int runCommand(const QStringList& arguments)
     ks::ExperimentSpec experiment = std::get<ks::ExperimentSpec>(std::move(parsed));
     experiment.adHoc = true;
     return runExperimentSpec(std::move(experiment), parser.value(QStringLiteral("out")), progressMode,
-        parser.value(QStringLiteral("max-error-rate")).toDouble());
+        parser.value(QStringLiteral("max-error-rate")).toDouble(), extras);
 }

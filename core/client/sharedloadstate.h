@@ -19,6 +19,7 @@ struct SharedLoadState {
     std::vector<qint64> schedule; ///< rate mode: intended send times (µs from t0)
     std::atomic<qint64> nextIndex { 0 };
     std::atomic<qint64> nextSession { 0 }; ///< multi-turn workloads
+    std::atomic<int> sent { 0 }; ///< requests sent so far, for the in-flight count
     std::atomic<bool> stopping { false };
     qint64 t0Us = 0; ///< the arm's start on the monotonic clock
     qint64 deadlineUs = 0; ///< duration bound relative to t0, 0 = none

@@ -270,6 +270,7 @@ void StreamWorker::send(qint64 index, qint64 tSchedUs, std::shared_ptr<Session> 
 {
     const RequestFactory& factory = m_state->factory;
     const LoadSpec& spec = factory.spec();
+    m_state->sent.fetch_add(1, std::memory_order_relaxed);
     RequestRecord record;
     record.run = spec.runLabel;
     record.id = index;

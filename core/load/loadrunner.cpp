@@ -119,6 +119,7 @@ void LoadRunner::onRecords(const QVector<RequestRecord>& records)
         r.ok ? ++m_progress.ok : ++m_progress.errors;
     }
     m_progress.elapsedS = double(monotonicUs() - m_state->t0Us) / 1e6;
+    m_progress.inFlight = std::max(0, m_state->sent.load(std::memory_order_relaxed) - m_progress.done);
     emit recordsReady(records);
     emit progressed(m_progress);
 }

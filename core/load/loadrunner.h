@@ -19,6 +19,7 @@ struct LoadProgress {
     int ok = 0;
     int errors = 0;
     int expected = 0; ///< 0 when bounded by duration only
+    int inFlight = 0; ///< sent and not yet finished, as of the latest records
     double elapsedS = 0;
     double durationS = 0;
 };

@@ -11,9 +11,6 @@ namespace ks {
 
 namespace {
 
-// Above either, the client itself limited what was measured.
-constexpr double kClientBoundLagMs = 5.0;
-constexpr double kClientBoundCpu = 0.9;
 // Above this, the client's own send path is a visible share of TTFT at typical
 // gentle-arm values. send_queue_ms (post() -> requestSent seen by the posting
 // thread) bounds the send path from above: against the simulator's kernel

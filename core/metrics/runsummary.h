@@ -21,6 +21,10 @@ struct Slo {
 /// line's spec.slo). Missing or wrong-typed values count as no SLO, never throw.
 Slo experimentSlo(const nlohmann::json& experimentLine);
 
+/// Above either, the client itself limited what was measured (the summary's client.client_bound).
+inline constexpr double kClientBoundLagMs = 5.0;
+inline constexpr double kClientBoundCpu = 0.9;
+
 /// The client's own load during a run, for the client-saturation guard.
 struct ClientLoad {
     double loopLagP99Ms = -1; ///< worker event-loop lateness

@@ -5,6 +5,7 @@
 #include "store/runline.h"
 #include "util/redact.h"
 #include "workload/workload.h"
+#include "util/wallclock.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -319,8 +320,9 @@ void ExperimentRunner::startArm()
         m_armRunning = true;
         nlohmann::json line = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) },
             { "arm", text(m_armName) }, { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "knobs", config.knobs },
-            { "model", text(config.model) }, { "ticks", true } };
+            { "model", text(config.model) }, { "ticks", true }, { "t0_unix_us", unixUsAtMonotonic(t0) } };
         line.update(m_runFields);
+        line.update(m_runLineExtra);
         if (m_probeRestart >= 0) {
             line["probes"] = m_probeSet->identity();
             line["probes"]["restart"] = m_probeRestart;
@@ -359,6 +361,7 @@ void ExperimentRunner::startArm()
         }
         m_snapshots.addRecords(batch);
         flushFile();
+        emit recordsWritten(m_run, batch);
     });
     connect(m_load.get(), &LoadRunner::progressed, this, [this](const LoadProgress& p) {
         m_lastProgress = p; // relayed with the snapshots: at most 10 signals a second reach a dashboard

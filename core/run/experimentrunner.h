@@ -39,6 +39,8 @@ public:
     void abandon();
     /// Empty unless a write or flush of the run file failed (names the file).
     QString fileError() const { return m_writer.error(); }
+    /// Fields added to every `run` line (a shard's identity: docs/distributed.md).
+    void setRunLineExtra(nlohmann::json extra) { m_runLineExtra = std::move(extra); }
 
 signals:
     /// The `experiment` line as written, before the first arm.
@@ -53,6 +55,8 @@ signals:
     /// window shows it without reading back the file that is still being written.
     void runRecorded(std::shared_ptr<const ks::RunData> run);
     void serverLine(const QString& line);
+    /// Request records once they are in the run file (a live exporter's feed).
+    void recordsWritten(const QString& run, const QVector<ks::RequestRecord>& records);
     /// `message` is empty on success; otherwise what went wrong (the run file
     /// stays valid). A failed write of the run file stops the run and comes first.
     void finished(const QString& message);
@@ -122,6 +126,7 @@ private:
     bool m_serverUp = false;
     bool m_armRunning = false; ///< between the load's start and its end: server events get a run time
     bool m_inMetricsGap = false;
+    nlohmann::json m_runLineExtra = nlohmann::json::object();
 };
 
 /// True when a run never queued on the server. With at least 10 scrapes: fewer

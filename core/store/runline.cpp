@@ -90,8 +90,11 @@ const FieldRule kSweepStep { "sweep", kObj,
     { { "arm", kStr }, { "over", kStr }, { "value", kNum | kNull }, { "step", kStr }, { "stop", kStr } } };
 
 const std::vector<FieldRule> kRunRules { { "run", kStr }, { "config", kStr }, { "arm", kStr }, { "t0_wall", kStr },
-    { "t0_monotonic_us", kInt }, { "model", kStr }, { "knobs", kObj }, { "ticks", kBool }, kProbeIdentity, kSweepStep,
-    { "repeat", kInt }, { "prompts", kObj } };
+    { "t0_monotonic_us", kInt }, { "t0_unix_us", kInt }, { "model", kStr }, { "knobs", kObj }, { "ticks", kBool },
+    kProbeIdentity, kSweepStep, { "repeat", kInt }, { "prompts", kObj },
+    { "shard", kObj, { { "index", kInt }, { "count", kInt }, { "host", kStr }, { "start_at", kStr } } },
+    { "merged", kObj,
+        { { "shards", kInt }, { "start_skew_us", kInt }, { "hosts", kArr, {}, kStr }, { "parts", kArr, {}, kObj } } } };
 
 const std::vector<FieldRule> kSummaryRules {
     { "run", kStr },

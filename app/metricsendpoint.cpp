@@ -1,0 +1,59 @@
+#include "metricsendpoint.h"
+
+#include "load/loadrunner.h"
+#include "run/experimentrunner.h"
+
+#include <QHttpServer>
+#include <QHttpServerResponse>
+#include <QThread>
+
+MetricsEndpoint::MetricsEndpoint()
+    : m_server(std::make_unique<QHttpServer>())
+{
+    m_server->route(QStringLiteral("/metrics"), [this] {
+        return QHttpServerResponse(QByteArrayLiteral("text/plain; version=0.0.4; charset=utf-8"), scrape());
+    });
+}
+
+MetricsEndpoint::~MetricsEndpoint() = default;
+
+quint16 MetricsEndpoint::listen(quint16 port, QString* error)
+{
+    const quint16 bound = m_server->listen(QHostAddress::Any, port);
+    if (bound == 0)
+        *error = QStringLiteral("--metrics-port %1: cannot listen (in use, or a privileged port?)").arg(port);
+    return bound;
+}
+
+void MetricsEndpoint::follow(ks::ExperimentRunner& runner)
+{
+    connect(&runner, &ks::ExperimentRunner::armStarted, this, [this](const QString& run) {
+        m_run = run;
+        m_exposition.setInFlight(run, 0);
+    });
+    connect(&runner, &ks::ExperimentRunner::recordsWritten, this,
+        [this](
+            const QString& run, const QVector<ks::RequestRecord>& records) { m_exposition.addRecords(run, records); });
+    connect(&runner, &ks::ExperimentRunner::progressed, this, [this](const ks::LoadProgress& progress) {
+        if (!m_run.isEmpty())
+            m_exposition.setInFlight(m_run, progress.inFlight);
+    });
+    connect(&runner, &ks::ExperimentRunner::armFinished, this, [this](const QString& run, const QByteArray& json) {
+        const auto summary = nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
+        const auto client = summary.is_object() ? summary.find("client") : summary.end();
+        m_exposition.setClientBound(
+            run, client != summary.end() && client->is_object() && client->value("client_bound", false));
+    });
+}
+
+QByteArray MetricsEndpoint::scrape()
+{
+    const double cpu = ks::processCpuSeconds();
+    if (m_cpuAtScrape >= 0 && m_sinceScrape.elapsed() > 0) {
+        const double wallS = double(m_sinceScrape.elapsed()) / 1000.0;
+        m_exposition.setClientCpu((cpu - m_cpuAtScrape) / (wallS * std::max(1, QThread::idealThreadCount())));
+    }
+    m_cpuAtScrape = cpu;
+    m_sinceScrape.restart();
+    return m_exposition.render();
+}

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "metrics/liveexposition.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+
+#include <memory>
+
+class QHttpServer;
+namespace ks {
+class ExperimentRunner;
+}
+
+/// `knobscope run --metrics-port P`: GET /metrics serves the running
+/// experiment's client-side view (ks::LiveExposition) in Prometheus text.
+/// Qt HTTP Server 6.4 serves this well: one small response per request, no
+/// streaming (the part of its API that changed in 6.5 and 6.8).
+class MetricsEndpoint : public QObject {
+public:
+    MetricsEndpoint();
+    ~MetricsEndpoint() override;
+    /// Listens on every interface (a cluster's Prometheus scrapes the pod);
+    /// returns the port (0: failed, `error` set).
+    quint16 listen(quint16 port, QString* error);
+    /// Follows the runner's records (as they reach the file), progress and summaries.
+    void follow(ks::ExperimentRunner& runner);
+    ks::LiveExposition& exposition() { return m_exposition; }
+
+private:
+    QByteArray scrape();
+
+    std::unique_ptr<QHttpServer> m_server;
+    ks::LiveExposition m_exposition;
+    QString m_run;
+    QElapsedTimer m_sinceScrape;
+    double m_cpuAtScrape = -1;
+};

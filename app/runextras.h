@@ -1,0 +1,12 @@
+#pragma once
+
+#include "run/shardplan.h"
+
+#include <optional>
+
+/// What `knobscope run SPEC.json` adds for scale-out (docs/distributed.md).
+struct RunExtras {
+    std::optional<ks::ShardId> shard; ///< --shard I/N
+    std::optional<qint64> startAtMs; ///< --start-at, ms since the Unix epoch
+    int metricsPort = -1; ///< --metrics-port; -1: none
+};
