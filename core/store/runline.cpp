@@ -87,7 +87,9 @@ const FieldRule kProbeIdentity { "probes", kObj,
         { "restart", kInt }, { "repeats", kInt }, { "max_tokens", kInt }, { "concurrency", kInt } } };
 
 const std::vector<FieldRule> kRunRules { { "run", kStr }, { "config", kStr }, { "arm", kStr }, { "t0_wall", kStr },
-    { "t0_monotonic_us", kInt }, { "model", kStr }, { "knobs", kObj }, kProbeIdentity };
+    { "t0_monotonic_us", kInt }, { "model", kStr }, { "knobs", kObj }, kProbeIdentity,
+    { "imported", kObj,
+        { { "tool", kStr }, { "version", kStr }, { "file_sha256", kStr }, { "summary_only", kBool } } } };
 
 const std::vector<FieldRule> kSummaryRules {
     { "run", kStr },
