@@ -1,5 +1,6 @@
 #include "metrics/comparison.h"
 
+#include "import/importedrun.h"
 #include "metrics/bootstrap.h"
 #include "metrics/percentiles.h"
 #include "metrics/runsummary.h"
@@ -54,6 +55,26 @@ nlohmann::json interval(const Interval& i)
     return nlohmann::json::array({ i.low, i.high });
 }
 
+// An imported run's figures may be the tool's own (summary-only): docs/formats.md, "Importing".
+nlohmann::json summaryOf(const RunData& run, const QString& arm, const Slo& slo)
+{
+    if (isImported(run)) {
+        nlohmann::json s = importedRunSummary(run, slo);
+        s["arm"] = arm.toStdString();
+        return s;
+    }
+    return summarizeRun(run.run, run.config, arm, run.requests, slo);
+}
+
+std::optional<double> statOf(const nlohmann::json& summary, const char* key, const char* stat)
+{
+    const auto metric = summary.find(key);
+    if (metric == summary.end() || !metric->is_object())
+        return std::nullopt;
+    const auto value = metric->find(stat);
+    return value != metric->end() && value->is_number() ? std::optional<double>(value->get<double>()) : std::nullopt;
+}
+
 } // namespace
 
 nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, QString* error)
@@ -84,11 +105,12 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             baseline = *it;
         }
         const std::vector<Series> baseSeries = seriesOf(*baseline);
-        const nlohmann::json baseSummary = summarizeRun(baseline->run, baseline->config, arm, baseline->requests, slo);
+        const nlohmann::json baseSummary = summaryOf(*baseline, arm, slo);
         bool allGentle = true;
+        bool anySummaryOnly = false;
         nlohmann::json configs = nlohmann::json::array();
         for (const RunData* run : runs) {
-            const nlohmann::json s = summarizeRun(run->run, run->config, arm, run->requests, slo);
+            const nlohmann::json s = summaryOf(*run, arm, slo);
             const std::vector<Series> series = seriesOf(*run);
             nlohmann::json entry = { { "config", run->config.toStdString() }, { "run", run->run.toStdString() } };
             nlohmann::json ci = nlohmann::json::object(), ratio = nlohmann::json::object(),
@@ -96,22 +118,23 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             quint64 seed = options.seed;
             for (std::size_t m = 0; m < series.size(); ++m) {
                 const char* key = series[m].key;
-                entry[key] = s[key];
-                if (series[m].values.empty() || baseSeries[m].values.empty())
-                    continue;
-                const std::vector<double> values
-                    = options.resamples > 0 ? thinned(series[m].values) : std::vector<double>();
+                entry[key] = s.contains(key) ? s[key] : nlohmann::json(nullptr);
+                // Intervals need both runs' requests; a summary-only import has none, so its
+                // ratios come without intervals.
+                const bool intervals
+                    = options.resamples > 0 && !series[m].values.empty() && !baseSeries[m].values.empty();
+                const std::vector<double> values = intervals ? thinned(series[m].values) : std::vector<double>();
                 const std::vector<double> baseValues
-                    = options.resamples > 0 ? thinned(baseSeries[m].values) : std::vector<double>();
+                    = intervals ? thinned(baseSeries[m].values) : std::vector<double>();
                 for (const char* stat : { "p50", "p95", "p99" }) {
                     const double p = std::stod(std::string(stat + 1));
-                    const bool intervals = options.resamples > 0;
                     if (intervals)
                         ci[key][stat] = interval(bootstrapPercentileCi(values, p, options.resamples, ++seed));
-                    const double baseValue = baseSummary[key].is_null() ? 0 : baseSummary[key][stat].get<double>();
-                    if (baseValue <= 0)
+                    const std::optional<double> baseValue = statOf(baseSummary, key, stat);
+                    const std::optional<double> value = statOf(s, key, stat);
+                    if (!baseValue || *baseValue <= 0 || !value)
                         continue;
-                    ratio[key][stat] = s[key][stat].get<double>() / baseValue;
+                    ratio[key][stat] = *value / *baseValue;
                     if (!intervals)
                         continue;
                     const Interval r = bootstrapRatioCi(baseValues, values, p, options.resamples, ++seed);
@@ -119,16 +142,20 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                     significant[key][stat] = run != baseline && !r.contains(1.0);
                 }
             }
-            for (const char* key : { "req_per_s", "out_tok_per_s", "goodput_req_per_s" }) {
-                entry[key] = s[key];
-                const double base = baseSummary[key].get<double>();
-                if (base > 0)
-                    ratio[key] = s[key].get<double>() / base;
+            if (isSummaryOnly(*run)) {
+                anySummaryOnly = true;
+                entry["summary_only"] = true;
             }
-            const int requests = s["requests"].get<int>();
+            for (const char* key : { "req_per_s", "out_tok_per_s", "goodput_req_per_s" }) {
+                entry[key] = s.value(key, 0.0);
+                const double base = baseSummary.value(key, 0.0);
+                if (base > 0)
+                    ratio[key] = s.value(key, 0.0) / base;
+            }
+            const int requests = s.value("requests", 0);
             entry["requests"] = requests;
-            entry["errors"] = s["errors"];
-            entry["error_rate"] = requests > 0 ? s["errors"].get<double>() / requests : 0.0;
+            entry["errors"] = s.value("errors", 0);
+            entry["error_rate"] = requests > 0 ? s.value("errors", 0.0) / requests : 0.0;
             const nlohmann::json& stored = run->summary;
             const bool gentle = stored.is_object() && stored.value("gentle", false);
             allGentle = allGentle && gentle;
@@ -146,6 +173,9 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             { "gentle", allGentle }, { "configs", configs } };
         if (slo.any())
             armEntry["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };
+        if (anySummaryOnly)
+            armEntry["note"] = "summary-only imports carry only their tool's aggregates: their figures and ratios "
+                               "have no 95 % intervals";
         if (allGentle)
             armEntry["warning"] = "this arm never queued on any configuration, so it cannot show a queueing cliff";
         out.push_back(armEntry);
@@ -162,13 +192,35 @@ std::pair<QString, QString> fileLabels(const QString& firstPath, const QString& 
     return { a, b };
 }
 
+namespace {
+
+// The load arms of a file (probe passes left out), in file order, without repeats.
+QStringList loadArms(const RunFile& file)
+{
+    QStringList arms;
+    for (const RunData& run : file.runs) {
+        if (!run.info.contains("probes") && !arms.contains(run.arm))
+            arms << run.arm;
+    }
+    return arms;
+}
+
+} // namespace
+
 RunFile mergeRunFiles(const RunFile& first, const QString& firstName, const RunFile& second, const QString& secondName)
 {
+    // Yesterday's vLLM result ("concurrency=64") against today's run ("adhoc"): when
+    // each file holds one load arm and their names differ, that one arm is compared.
+    const QStringList firstArms = loadArms(first), secondArms = loadArms(second);
+    const bool renameSecond
+        = firstArms.size() == 1 && secondArms.size() == 1 && firstArms.front() != secondArms.front();
     RunFile merged;
     merged.experiment = first.experiment;
     for (const auto& [file, name] : { std::pair { &first, firstName }, std::pair { &second, secondName } }) {
         const QString suffix = QStringLiteral(" @") + name;
         for (RunData run : file->runs) {
+            if (renameSecond && file == &second && run.arm == secondArms.front())
+                run.arm = firstArms.front();
             run.config += suffix;
             run.run = run.config + QLatin1Char('/') + run.arm;
             for (RequestRecord& r : run.requests)
@@ -180,6 +232,11 @@ RunFile mergeRunFiles(const RunFile& first, const QString& firstName, const RunF
         merged.truncated = merged.truncated || file->truncated;
         merged.lines += file->lines;
     }
+    if (renameSecond)
+        merged.issues.push_back({ 0,
+            QStringLiteral("arms \"%1\" (%2) and \"%3\" (%4) have different names; each file has only that one "
+                           "load arm, so they are compared as \"%1\"")
+                .arg(firstArms.front(), firstName, secondArms.front(), secondName) });
     // compareRuns() keeps arms in first-seen order and configurations in file order within each.
     return merged;
 }
