@@ -73,7 +73,7 @@ std::string toolName(const nlohmann::json& imported)
 {
     const std::string tool = imported.value("tool", std::string("another tool"));
     const std::string version = imported.value("version", std::string("unknown"));
-    return tool + " " + version;
+    return version == "unknown" ? tool + " (version not recorded)" : tool + " " + version;
 }
 
 } // namespace

@@ -198,6 +198,9 @@ bool readAnyRunFile(const QString& path, RunFile* out, QString* error, const Rea
         return false;
     }
     out->lines = bytes.count('\n') + (bytes.endsWith('\n') || bytes.isEmpty() ? 0 : 1);
+    // Pages and commands read the experiment's name and SLO from here: an import has no spec of its own.
+    out->experiment = importExperimentLine({ path });
+    out->experiment["spec"]["name"] = QFileInfo(path).completeBaseName().toStdString();
     return true;
 }
 

@@ -130,6 +130,7 @@ private slots:
         QVERIFY(isSummaryOnly(run));
         QCOMPARE(run.config, QStringLiteral("yesterday"));
         QCOMPARE(run.arm, QStringLiteral("rate=8"));
+        QCOMPARE(file.experiment["spec"]["name"].get<std::string>(), std::string("vllm-summary"));
         const nlohmann::json s = importedRunSummary(run, Slo {});
         QCOMPARE(s["ttft_ms"]["p50"].get<double>(), 71.5);
         QCOMPARE(s["ttft_ms"]["p99"].get<double>(), 190.4);
