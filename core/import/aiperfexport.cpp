@@ -140,7 +140,7 @@ bool readRecord(
     const nlohmann::json& metrics = metricsIt != line.end() && metricsIt->is_object() ? *metricsIt : kNoMetrics;
     RecordMetrics m { in, metrics };
     if (const auto isl = m.count("input_sequence_length", Need::Optional))
-        r->inTokens = int(*isl);
+        r->inTokens = countOf(*isl);
     if (failed) {
         const nlohmann::json& e = *errorIt;
         const int code
@@ -171,11 +171,11 @@ bool readRecord(
     }
     r->ok = true;
     r->status = 200;
-    r->ttftUs = std::llround(*ttft * 1000.0);
-    r->e2eUs = std::llround(*e2e * 1000.0);
-    r->outTokens = int(*osl);
+    r->ttftUs = microsFromMs(*ttft);
+    r->e2eUs = microsFromMs(*e2e);
+    r->outTokens = countOf(*osl);
     if (const auto ttfc = m.timeMs("time_to_first_output_token", Need::Optional))
-        r->ttfcUs = std::llround(*ttfc * 1000.0);
+        r->ttfcUs = microsFromMs(*ttfc);
     if (const nlohmann::json* gaps = m.value("inter_chunk_latency", Need::Optional)) {
         const auto scale = m.scale("inter_chunk_latency");
         if (!gaps->is_array()) {
@@ -189,7 +189,7 @@ bool readRecord(
                     break;
                 }
                 r->itlUs.push_back(std::int32_t(
-                    std::min<double>(std::llround(*gap * *scale * 1000.0), std::numeric_limits<std::int32_t>::max())));
+                    std::min<qint64>(microsFromMs(*gap * *scale), std::numeric_limits<std::int32_t>::max())));
             }
         }
     }
@@ -239,8 +239,8 @@ void importAiperf(
         }
         const auto okCount = summaryAvg(in, summary, "request_count", Need::Expected);
         const auto errorCount = summaryAvg(in, summary, "error_request_count", Need::Optional);
-        const int ok = int(okCount.value_or(0));
-        const int errors = int(errorCount.value_or(0));
+        const int ok = countOf(okCount.value_or(0));
+        const int errors = countOf(errorCount.value_or(0));
         const auto rps = summaryAvg(in, summary, "request_throughput", Need::Expected);
         ToolStats ttft = summaryStats(in, summary, "time_to_first_token", Need::Expected);
         ToolStats e2e = summaryStats(in, summary, "request_latency", Need::Expected);

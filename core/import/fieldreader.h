@@ -6,6 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -17,6 +20,20 @@ namespace ks {
 /// `Need::Optional` fields may be absent silently; `Need::Expected` fields are
 /// reported when absent; either is reported when of the wrong type and then
 /// left empty. Callers decide what a missing required field skips.
+/// A count read as a double, as an int: negative and fractional parts dropped,
+/// clamped to int's range (a huge number in a foreign file must not overflow).
+inline int countOf(double value)
+{
+    return int(std::clamp(value, 0.0, double(std::numeric_limits<int>::max())));
+}
+
+/// Milliseconds as whole microseconds, clamped to [0, 1e15] µs so that no
+/// value in a foreign file makes the conversion overflow.
+inline qint64 microsFromMs(double ms)
+{
+    return qint64(std::llround(std::clamp(ms * 1000.0, 0.0, 1e15)));
+}
+
 class FieldReader {
 public:
     enum class Need { Optional, Expected };

@@ -28,7 +28,7 @@ ToolStats successfulStats(
     s.mean = scaled(*ok, "mean", okPath);
     s.max = scaled(*ok, "max", okPath);
     if (const auto count = in.number(*ok, "count", okPath + QStringLiteral(".count"), Need::Optional))
-        s.count = int(*count);
+        s.count = countOf(*count);
     const nlohmann::json* pct = in.object(*ok, "percentiles", okPath + QStringLiteral(".percentiles"), Need::Expected);
     if (pct) {
         const QString pctPath = okPath + QStringLiteral(".percentiles");
@@ -117,15 +117,15 @@ void importGuideLlmReport(const nlohmann::json& report, const ImportSource& sour
         const nlohmann::json* totals
             = in.object(*metrics, "request_totals", at + QStringLiteral(".metrics.request_totals"), Need::Optional);
         if (totals) {
-            ok = int(in.number(*totals, "successful", at + QStringLiteral(".metrics.request_totals.successful"),
-                           Need::Expected)
-                         .value_or(0));
-            errored = int(
+            ok = countOf(in.number(*totals, "successful", at + QStringLiteral(".metrics.request_totals.successful"),
+                               Need::Expected)
+                             .value_or(0));
+            errored = countOf(
                 in.number(*totals, "errored", at + QStringLiteral(".metrics.request_totals.errored"), Need::Optional)
                     .value_or(0));
-            incomplete = int(in.number(*totals, "incomplete", at + QStringLiteral(".metrics.request_totals.incomplete"),
-                                   Need::Optional)
-                                 .value_or(0));
+            incomplete = countOf(in.number(*totals, "incomplete",
+                                       at + QStringLiteral(".metrics.request_totals.incomplete"), Need::Optional)
+                                     .value_or(0));
         }
         // By definition (docs/metrics.md): time_to_first_token_ms is TTFT,
         // time_to_first_output_token_ms (first non-reasoning token) is TTFC,

@@ -35,7 +35,7 @@ ToolStats vllmStats(FieldReader& in, const nlohmann::json& o, const char* metric
 
 qint64 micros(double seconds)
 {
-    return std::llround(seconds * 1e6);
+    return microsFromMs(seconds * 1000.0);
 }
 
 QString armOf(FieldReader& in, const nlohmann::json& o)
@@ -112,7 +112,7 @@ bool readDetailed(FieldReader& in, const nlohmann::json& o, std::vector<RequestR
         r.tSchedUs = r.tSendUs;
         if (inLens) {
             if (const auto len = in.element((*inLens)[i], QStringLiteral("input_lens") + at))
-                r.inTokens = int(*len);
+                r.inTokens = countOf(*len);
         }
         if (!r.ok) {
             r.error = QStringLiteral("tool_error");
@@ -122,7 +122,7 @@ bool readDetailed(FieldReader& in, const nlohmann::json& o, std::vector<RequestR
         }
         r.status = 200;
         r.ttftUs = micros(*ttft);
-        r.outTokens = int(*outLen);
+        r.outTokens = countOf(*outLen);
         double sum = *ttft;
         bool gapsOk = true;
         for (std::size_t g = 0; g < (*itls)[i].size(); ++g) {
@@ -165,12 +165,12 @@ void importVllmResult(const nlohmann::json& o, qint64 line, const ImportSource& 
     FieldReader in(issues, line);
     const auto completed = in.number(o, "completed", QStringLiteral("completed"), Need::Expected);
     const auto failed = in.number(o, "failed", QStringLiteral("failed"), Need::Optional);
-    const auto count = completed ? std::optional<int>(int(*completed)) : std::nullopt;
+    const auto count = completed ? std::optional<int>(countOf(*completed)) : std::nullopt;
     const auto rps = in.number(o, "request_throughput", QStringLiteral("request_throughput"), Need::Expected);
     const auto goodput = in.number(o, "request_goodput", QStringLiteral("request_goodput"), Need::Optional);
     const auto outTps = in.number(o, "output_throughput", QStringLiteral("output_throughput"), Need::Expected);
     const int ok = count.value_or(0);
-    const int errors = failed ? int(*failed) : 0;
+    const int errors = failed ? countOf(*failed) : 0;
     nlohmann::json summary = {
         { "requests", ok + errors },
         { "ok", ok },

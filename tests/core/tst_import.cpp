@@ -243,6 +243,25 @@ private slots:
         QCOMPARE(aiperf.runs[0].requests.size(), std::size_t(1)); // line 4
     }
 
+    // Numbers far outside any real run are clamped, never converted with overflow.
+    void hugeNumbersAreClamped()
+    {
+        const nlohmann::json o = { { "request_throughput", 1e300 }, { "completed", 1e300 }, { "failed", -5 },
+            { "output_throughput", 1.0 }, { "ttfts", { 1e300, -1.0 } }, { "itls", { { 1e300 }, { 0.5 } } },
+            { "output_lens", { 1e300, 3 } }, { "errors", { "", "" } } };
+        RunFile file;
+        importVllmResult(o, 1, ImportSource { QStringLiteral("vllm"), QStringLiteral("unknown"), {} }, &file);
+        QCOMPARE(file.runs.size(), std::size_t(1));
+        const RunData& run = file.runs[0];
+        QCOMPARE(run.summary["ok"].get<int>(), std::numeric_limits<int>::max());
+        QCOMPARE(run.summary["errors"].get<int>(), 0);
+        QCOMPARE(run.requests.size(), std::size_t(2));
+        QCOMPARE(run.requests[0].outTokens, std::numeric_limits<int>::max());
+        QCOMPARE(run.requests[0].ttftUs, qint64(1e15));
+        QCOMPARE(run.requests[0].itlUs[0], std::numeric_limits<std::int32_t>::max());
+        QCOMPARE(run.requests[1].ttftUs, qint64(0));
+    }
+
     // Export then import gives the same figures (every latency percentile, throughput, counts).
     void vllmExportRoundTrips()
     {
