@@ -271,7 +271,7 @@ void importAiperf(
         ++lineNumber;
         if (text.trimmed().isEmpty())
             continue;
-        const nlohmann::json line = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+        const nlohmann::json line = parseJsonGuarded(text);
         if (line.is_discarded() || !line.is_object()) {
             out->issues.push_back(
                 { lineNumber, QStringLiteral("profile_export.jsonl: not a JSON object; line skipped") });

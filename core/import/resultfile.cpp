@@ -1,6 +1,7 @@
 #include "import/resultfile.h"
 
 #include "import/aiperfexport.h"
+#include "import/fieldreader.h"
 #include "import/guidellmreport.h"
 #include "import/vllmresult.h"
 
@@ -17,7 +18,7 @@ constexpr const char* kAiperfRecordsName = "profile_export.jsonl";
 
 nlohmann::json parseObject(QByteArrayView bytes)
 {
-    return nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+    return parseJsonGuarded(bytes);
 }
 
 QByteArrayView firstLine(const QByteArray& bytes)
@@ -153,7 +154,7 @@ bool readAnyRunFile(const QString& path, RunFile* out, QString* error, const Rea
         }
         QByteArray line;
         while (!file.atEnd() && line.trimmed().isEmpty())
-            line = file.readLine(1 << 20);
+            line = file.readLine(); // the whole line: a first line can hold a megabyte string
         if (isKnobscopeLine(parseObject(line)))
             return readRunFile(path, out, error, progress);
     }

@@ -1,6 +1,7 @@
 // Other tools' results read into knobscope's structures (core/import). The
 // fixtures in tests/data/import were written from the formats the tools
 // document (make_fixtures.py there says how their aggregates were computed).
+#include "import/fieldreader.h"
 #include "import/importedrun.h"
 #include "import/resultfile.h"
 #include "import/vllmexport.h"
@@ -241,6 +242,14 @@ private slots:
         QVERIFY(std::find(lines.begin(), lines.end(), 3) != lines.end());
         QCOMPARE(aiperf.runs.size(), std::size_t(1));
         QCOMPARE(aiperf.runs[0].requests.size(), std::size_t(1)); // line 4
+    }
+
+    // A deeply nested document is refused like the run-file reader refuses it, without recursing.
+    void deepNestingIsNotParsed()
+    {
+        const QByteArray deep = QByteArray(100000, '[') + QByteArray(100000, ']');
+        QVERIFY(parseJsonGuarded(deep).is_discarded());
+        QVERIFY(!parseJsonGuarded(QByteArrayView("{\"a\": [[1]]}")).is_discarded());
     }
 
     // Numbers far outside any real run are clamped, never converted with overflow.
