@@ -11,6 +11,10 @@ int calibrateCommand(const QStringList& arguments);
 int compareCommand(const QStringList& arguments);
 int driftCommand(const QStringList& arguments);
 int mergeCommand(const QStringList& arguments);
+/// `knobscope import`: vLLM, GuideLLM and AIPerf results as a knobscope run file.
+int importCommand(const QStringList& arguments);
+/// `knobscope export RUNS.jsonl --vllm-json DIR`: no display needed, unlike the chart exports.
+int exportVllmCommand(const QStringList& arguments);
 /// The dashboard (QApplication); argc/argv untouched.
 int guiMain(int argc, char** argv);
 /// `knobscope export`: charts and tables drawn offscreen.

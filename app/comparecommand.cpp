@@ -1,6 +1,7 @@
 // knobscope compare: configurations side by side per arm, with ratios and
 // bootstrap intervals from the core (metrics/comparison).
 #include "commands.h"
+#include "import/resultfile.h"
 #include "loadflags.h"
 #include "metrics/compareformat.h"
 #include "metrics/comparison.h"
@@ -52,13 +53,13 @@ int compareCommand(const QStringList& arguments)
     options.allowDifferentWorkloads = parser.isSet(QStringLiteral("allow-different-workloads"));
     ks::RunFile file;
     QString error;
-    if (!ks::readRunFile(files.first(), &file, &error)) {
+    if (!ks::readAnyRunFile(files.first(), &file, &error)) {
         std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(error));
         return 2;
     }
     if (files.size() == 2) {
         ks::RunFile second;
-        if (!ks::readRunFile(files[1], &second, &error)) {
+        if (!ks::readAnyRunFile(files[1], &second, &error)) {
             std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(error));
             return 2;
         }

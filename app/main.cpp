@@ -24,6 +24,10 @@ usage:
   knobscope compare RUNS.jsonl [OTHER.jsonl] [--baseline LABEL] [--json | --format md|csv] [--slo-ttft-ms X]
   knobscope drift RUNS.jsonl [OTHER.jsonl] [--json]
   knobscope calibrate [--concurrency C] [--requests N] [--max-tokens T]
+  knobscope import RESULT.json... --out RUNS.jsonl   vLLM bench serve, GuideLLM or AIPerf results (by content)
+  knobscope export RUNS.jsonl --vllm-json DIR        one vLLM-format result JSON per run
+
+report, compare and open also read vLLM, GuideLLM and AIPerf results directly (docs/formats.md).
 
 'knobscope COMMAND --help' describes each command.
 )";
@@ -71,7 +75,8 @@ int main(int argc, char** argv)
     const QString first = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QString();
     static const QStringList commands
         = { QStringLiteral("run"), QStringLiteral("report"), QStringLiteral("compare"), QStringLiteral("drift"),
-              QStringLiteral("calibrate"), QStringLiteral("export"), QStringLiteral("open"), QStringLiteral("merge") };
+              QStringLiteral("calibrate"), QStringLiteral("export"), QStringLiteral("open"), QStringLiteral("merge"),
+              QStringLiteral("import") };
     const bool cliFlag
         = first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("--version");
     if (first.isEmpty() || (first.startsWith(QLatin1Char('-')) && !cliFlag))
@@ -88,7 +93,10 @@ int main(int argc, char** argv)
         }
         return guiMain(argc, argv);
     }
-    if (first == QLatin1String("export"))
+    bool vllmExport = false;
+    for (int i = 2; i < argc; ++i)
+        vllmExport = vllmExport || QByteArrayView(argv[i]).startsWith("--vllm-json");
+    if (first == QLatin1String("export") && !vllmExport)
         return exportMain(argc, argv);
     if (!commands.contains(first) && !cliFlag) {
         const QString guess = closestCommand(first, commands);
@@ -124,5 +132,9 @@ int main(int argc, char** argv)
         return driftCommand(args);
     if (command == QLatin1String("merge"))
         return mergeCommand(args);
+    if (command == QLatin1String("import"))
+        return importCommand(args);
+    if (command == QLatin1String("export"))
+        return exportVllmCommand(args);
     return usageError(QStringLiteral("unknown command '%1'").arg(command));
 }

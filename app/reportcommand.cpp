@@ -1,4 +1,6 @@
 #include "commands.h"
+#include "import/importedrun.h"
+#include "import/resultfile.h"
 #include "loadflags.h"
 #include "metrics/runsummary.h"
 #include "store/runfile.h"
@@ -14,7 +16,8 @@ int reportCommand(const QStringList& arguments)
         QStringLiteral("Prints one table per run of a run file, recomputed from its request records.\n"
                        "Corrupt lines are listed on stderr with their numbers and skipped."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("RUNS.jsonl"), QStringLiteral("A run file written by knobscope run."));
+    parser.addPositionalArgument(QStringLiteral("RUNS.jsonl"),
+        QStringLiteral("A run file written by knobscope run, or a vLLM, GuideLLM or AIPerf result (read by content)."));
     parser.addOption({ QStringLiteral("json"), QStringLiteral("Print a JSON array, one object per run.") });
     addSloFlags(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope report"))
@@ -25,7 +28,7 @@ int reportCommand(const QStringList& arguments)
     }
     ks::RunFile file;
     QString error;
-    if (!ks::readRunFile(parser.positionalArguments().first(), &file, &error)) {
+    if (!ks::readAnyRunFile(parser.positionalArguments().first(), &file, &error)) {
         std::fprintf(stderr, "knobscope report: %s\n", qPrintable(error));
         return 2;
     }
@@ -39,6 +42,10 @@ int reportCommand(const QStringList& arguments)
 
     nlohmann::json all = nlohmann::json::array();
     for (const ks::RunData& run : file.runs) {
+        if (ks::isImported(run)) { // another tool's result: docs/formats.md, "Importing other tools' results"
+            all.push_back(ks::importedRunSummary(run, slo));
+            continue;
+        }
         nlohmann::json summary = ks::summarizeRun(run.run, run.config, run.arm, run.requests, slo);
         if (run.summary.is_null()) {
             summary["warnings"].push_back("the run did not finish: no summary line (killed or still running)");

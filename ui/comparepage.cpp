@@ -28,6 +28,20 @@ namespace ks {
 
 namespace {
 
+// Summary-only imports (another tool's aggregates) have bars and ratios but no intervals: say why.
+QString summaryOnlyNote(const nlohmann::json& arms)
+{
+    for (const nlohmann::json& arm : arms) {
+        if (arm.contains("note"))
+            return QStringLiteral(" ")
+                + ComparePage::tr(
+                    "Configurations marked \u201csummary only\u201d were "
+                    "imported from another tool without per-request data: their bars and ratios are its own "
+                    "aggregates, without intervals.");
+    }
+    return {};
+}
+
 struct Metric {
     const char* key;
     const char* title;
@@ -249,11 +263,13 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
     else if (m_result->compare.empty())
         m_note->setText(tr("%1 has no load arms to compare.").arg(m_result->path));
     else
-        m_note->setText(m_result->intervals
-                ? tr("%1 · ratios against the baseline with 95 % bootstrap intervals (1000 resamples); * and bold: "
-                     "the interval excludes 1.")
-                      .arg(files)
-                : tr("%1 · computing 95 % intervals …").arg(files));
+        m_note->setText(
+            (m_result->intervals
+                    ? tr("%1 · ratios against the baseline with 95 % bootstrap intervals (1000 resamples); * and bold: "
+                         "the interval excludes 1.")
+                          .arg(files)
+                    : tr("%1 · computing 95 % intervals …").arg(files))
+            + summaryOnlyNote(m_result->compare));
     refresh();
 }
 

@@ -4,6 +4,7 @@
 #include "driftpage.h"
 #include "experimentdocument.h"
 #include "experimenteditor.h"
+#include "import/resultfile.h"
 #include "livepage.h"
 #include "replaybar.h"
 #include "replaycontroller.h"
@@ -148,8 +149,8 @@ void MainWindow::buildMenus()
     });
     file->addAction(tr("&Open experiment…"), QKeySequence::Open, this, &MainWindow::openSpecDialog);
     file->addAction(tr("Open run &file…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Open run file"), m_settings->runDirectory(), tr("Run files (*.jsonl);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open run file"), m_settings->runDirectory(),
+            tr("Run files and results (*.jsonl *.json);;All files (*)"));
         if (!path.isEmpty())
             openRunFile(path);
     });
@@ -158,8 +159,8 @@ void MainWindow::buildMenus()
             statusBar()->showMessage(tr("Open a run file (or run an experiment) first"), 5000);
             return;
         }
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Compare with run file"), m_settings->runDirectory(), tr("Run files (*.jsonl);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Compare with run file"), m_settings->runDirectory(),
+            tr("Run files and results (*.jsonl *.json);;All files (*)"));
         if (!path.isEmpty())
             compareWith(path);
     });
@@ -451,6 +452,15 @@ void MainWindow::openRunFile(const QString& path)
     m_settings->addRecentFile(path);
     rebuildRecentMenu();
     m_loader->load(path);
+    QString error;
+    const ResultFormat format = detectResultFormat(path, &error);
+    if (format != ResultFormat::Knobscope && format != ResultFormat::Unknown) {
+        // Another tool's result has no timeline to replay: its runs go to the Compare page.
+        log(tr("%1 is a %2: imported for comparison (docs/metrics.md maps its fields)")
+                .arg(path, resultFormatName(format)));
+        m_pages->setCurrentWidget(m_compare);
+        return;
+    }
     m_replay->start(path);
     m_pages->setCurrentWidget(m_live);
 }

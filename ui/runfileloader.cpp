@@ -1,5 +1,6 @@
 #include "runfileloader.h"
 
+#include "import/resultfile.h"
 #include "metrics/comparison.h"
 
 #include <QThread>
@@ -60,7 +61,7 @@ void RunFileLoader::load(const QStringList& paths, const QString& baseline, bool
             const int from = i * 80 / int(paths.size());
             const int span = 80 / int(paths.size());
             report(from, tr("Reading %1").arg(paths[i]));
-            if (!readRunFile(paths[i], &files[std::size_t(i)], &error, [&](qint64 done, qint64 total) {
+            if (!readAnyRunFile(paths[i], &files[std::size_t(i)], &error, [&](qint64 done, qint64 total) {
                     report(from + int(total > 0 ? done * span / total : 0), tr("Reading %1").arg(paths[i]));
                 })) {
                 result->error = error;

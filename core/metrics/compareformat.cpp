@@ -18,16 +18,29 @@ const CompareColumn kCompareColumns[8] = {
     { "goodput req/s", "goodput_req_per_s", nullptr },
 };
 
+bool hasCompareValue(const nlohmann::json& config, const CompareColumn& c)
+{
+    const auto v = config.find(c.key);
+    if (v == config.end() || v->is_null())
+        return false;
+    if (!c.stat)
+        return v->is_number();
+    const auto stat = v->find(c.stat);
+    return stat != v->end() && stat->is_number();
+}
+
 double compareValue(const nlohmann::json& config, const CompareColumn& c)
 {
+    if (!hasCompareValue(config, c))
+        return 0; // summary-only imports may lack a statistic their tool does not report
     const nlohmann::json& v = config[c.key];
-    if (v.is_null())
-        return 0;
     return c.stat ? v[c.stat].get<double>() : v.get<double>();
 }
 
 QString compareCell(const nlohmann::json& config, const CompareColumn& c, bool isBaseline)
 {
+    if (!hasCompareValue(config, c))
+        return QStringLiteral("n/a");
     QString text = QString::number(compareValue(config, c), 'f', 1);
     if (isBaseline)
         return text;
@@ -37,8 +50,10 @@ QString compareCell(const nlohmann::json& config, const CompareColumn& c, bool i
     if (ratio.is_null())
         return text;
     text += QStringLiteral(" (%1x").arg(ratio.get<double>(), 0, 'f', 2);
-    if (c.stat && config["ratio_ci95"].contains(c.key)) {
-        const auto& ci = config["ratio_ci95"][c.key][c.stat];
+    const nlohmann::json ci = c.stat
+        ? config["ratio_ci95"].value(c.key, nlohmann::json::object()).value(c.stat, nlohmann::json(nullptr))
+        : nlohmann::json(nullptr);
+    if (ci.is_array() && ci.size() == 2) {
         text += QStringLiteral(" [%1-%2]").arg(ci[0].get<double>(), 0, 'f', 2).arg(ci[1].get<double>(), 0, 'f', 2);
         const nlohmann::json repeats = config.value("repeat_ratio_ci95", nlohmann::json::object())
                                            .value(c.key, nlohmann::json::object())
@@ -170,6 +185,8 @@ QString compareMarkdown(const nlohmann::json& arms)
         else
             out += QStringLiteral("No SLO set: goodput equals throughput.\n");
         out += repeatsMarkdown(arm);
+        if (arm.contains("note"))
+            out += QStringLiteral("Note: %1.\n").arg(QString::fromStdString(arm["note"].get<std::string>()));
         if (arm.contains("warning"))
             out += QStringLiteral("WARNING: %1\n").arg(QString::fromStdString(arm["warning"].get<std::string>()));
         out += QLatin1Char('\n');
@@ -196,6 +213,8 @@ QString compareCsv(const nlohmann::json& arms)
                 if (config[key].is_null())
                     continue;
                 for (const char* stat : { "p50", "p95", "p99" }) {
+                    if (!config[key].contains(stat) || !config[key][stat].is_number())
+                        continue; // a summary-only import whose tool does not report it
                     const auto& ratio = config["ratio"].value(key, nlohmann::json::object());
                     const auto& ci = config["ratio_ci95"].value(key, nlohmann::json::object());
                     out += QString::asprintf(

@@ -14,7 +14,9 @@ struct CompareColumn {
 };
 extern const CompareColumn kCompareColumns[8];
 
-/// A configuration's value in a column.
+/// False when the configuration has no such figure (a summary-only import whose tool does not report it).
+bool hasCompareValue(const nlohmann::json& config, const CompareColumn& column);
+/// A configuration's value in a column (0 when it has none).
 double compareValue(const nlohmann::json& config, const CompareColumn& column);
 /// "6848.9 (16.38x [16.35-25.30]*)": the value, and for a non-baseline
 /// configuration its ratio, interval and significance mark.

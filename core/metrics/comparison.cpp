@@ -1,5 +1,6 @@
 #include "metrics/comparison.h"
 
+#include "import/importedrun.h"
 #include "metrics/bootstrap.h"
 #include "metrics/percentiles.h"
 #include "metrics/repeatstats.h"
@@ -83,6 +84,26 @@ nlohmann::json interval(const Interval& i)
     return nlohmann::json::array({ i.low, i.high });
 }
 
+// An imported run's figures may be the tool's own (summary-only): docs/formats.md, "Importing".
+nlohmann::json runSummaryOf(const RunData& run, const QString& arm, const Slo& slo)
+{
+    if (isImported(run)) {
+        nlohmann::json s = importedRunSummary(run, slo);
+        s["arm"] = arm.toStdString();
+        return s;
+    }
+    return summarizeRun(run.run, run.config, arm, run.requests, slo);
+}
+
+std::optional<double> statOf(const nlohmann::json& summary, const char* key, const char* stat)
+{
+    const auto metric = summary.find(key);
+    if (metric == summary.end() || !metric->is_object())
+        return std::nullopt;
+    const auto value = metric->find(stat);
+    return value != metric->end() && value->is_number() ? std::optional<double>(value->get<double>()) : std::nullopt;
+}
+
 // One configuration's runs of one arm: a single run, or its repeats pooled
 // (every request of every repeat) for the bootstrap and the CDFs.
 struct ConfigRuns {
@@ -109,7 +130,7 @@ struct ConfigRuns {
 nlohmann::json summaryOf(const ConfigRuns& group, const QString& arm, const Slo& slo)
 {
     const RunData& run = group.data();
-    nlohmann::json s = summarizeRun(run.run, run.config, arm, run.requests, slo);
+    nlohmann::json s = runSummaryOf(run, arm, slo);
     if (group.runs.size() < 2)
         return s;
     for (const char* key : { "req_per_s", "out_tok_per_s", "goodput_req_per_s" }) {
@@ -237,17 +258,18 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                          .arg(arm, baseline->config, group.config, problem);
             return nullptr;
         }
-        const bool intervals = options.resamples > 0;
-        const std::vector<Series> baseSeries = intervals ? seriesOf(baseline->data()) : std::vector<Series>();
+        const bool withIntervals = options.resamples > 0;
+        const std::vector<Series> baseSeries = withIntervals ? seriesOf(baseline->data()) : std::vector<Series>();
         const nlohmann::json baseSummary = summaryOf(*baseline, arm, slo);
         const RepeatValues baseRepeats = repeatValuesOf(*baseline, arm, slo);
         bool allGentle = true;
+        bool anySummaryOnly = false;
         nlohmann::json configs = nlohmann::json::array();
         for (const ConfigRuns& group : groups) {
             const bool isBaseline = &group == baseline;
             const RunData& run = group.data();
             const nlohmann::json s = summaryOf(group, arm, slo);
-            const std::vector<Series> series = intervals ? seriesOf(run) : std::vector<Series>();
+            const std::vector<Series> series = withIntervals ? seriesOf(run) : std::vector<Series>();
             const RepeatValues repeats = repeatValuesOf(group, arm, slo);
             const bool withRepeats = repeats.runs > 1 && baseRepeats.runs > 1;
             nlohmann::json entry
@@ -261,9 +283,13 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             static const double kPs[] = { 50, 95, 99 };
             for (std::size_t m = 0; m < std::size(kKeys); ++m) {
                 const char* key = kKeys[m];
-                entry[key] = s[key];
+                entry[key] = s.contains(key) ? s[key] : nlohmann::json(nullptr);
                 if (s[key].is_null() || baseSummary[key].is_null())
                     continue; // no values on one side
+                // Intervals need both runs' requests; a summary-only import has none, so its
+                // ratios come without intervals.
+                const bool intervals
+                    = withIntervals && !series[m].values.empty() && !baseSeries[m].values.empty();
                 BootstrapIntervals bootstrap;
                 if (intervals)
                     bootstrap = bootstrapIntervals(
@@ -272,10 +298,11 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                     const char* stat = kStats[k];
                     if (intervals)
                         ci[key][stat] = interval(bootstrap.other[k]);
-                    const double baseValue = baseSummary[key][stat].get<double>();
-                    if (baseValue <= 0)
+                    const std::optional<double> baseValue = statOf(baseSummary, key, stat);
+                    const std::optional<double> value = statOf(s, key, stat);
+                    if (!baseValue || *baseValue <= 0 || !value)
                         continue;
-                    ratio[key][stat] = s[key][stat].get<double>() / baseValue;
+                    ratio[key][stat] = *value / *baseValue;
                     std::optional<Interval> across;
                     if (withRepeats && !isBaseline) {
                         const std::string id = std::string(key) + '.' + stat;
@@ -299,16 +326,20 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                         bootstrapSignificant[key][stat] = bootstrapSays;
                 }
             }
-            for (const char* key : { "req_per_s", "out_tok_per_s", "goodput_req_per_s" }) {
-                entry[key] = s[key];
-                const double base = baseSummary[key].get<double>();
-                if (base > 0)
-                    ratio[key] = s[key].get<double>() / base;
+            if (isSummaryOnly(run)) {
+                anySummaryOnly = true;
+                entry["summary_only"] = true;
             }
-            const int requests = s["requests"].get<int>();
+            for (const char* key : { "req_per_s", "out_tok_per_s", "goodput_req_per_s" }) {
+                entry[key] = s.value(key, 0.0);
+                const double base = baseSummary.value(key, 0.0);
+                if (base > 0)
+                    ratio[key] = s.value(key, 0.0) / base;
+            }
+            const int requests = s.value("requests", 0);
             entry["requests"] = requests;
-            entry["errors"] = s["errors"];
-            entry["error_rate"] = requests > 0 ? s["errors"].get<double>() / requests : 0.0;
+            entry["errors"] = s.value("errors", 0);
+            entry["error_rate"] = requests > 0 ? s.value("errors", 0.0) / requests : 0.0;
             bool gentle = true;
             nlohmann::json maxWaiting = nullptr;
             for (const RunData* r : group.runs) {
@@ -352,6 +383,9 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             warnings.push_back("the configurations of this arm ran different workloads (prompts, lengths or prompt "
                                "file): differences are not the configurations' alone");
         }
+        if (anySummaryOnly)
+            armEntry["note"] = "summary-only imports carry only their tool's aggregates: their figures and ratios "
+                               "have no 95 % intervals";
         if (allGentle)
             warnings.push_back("this arm never queued on any configuration, so it cannot show a queueing cliff");
         if (!warnings.empty())
@@ -370,13 +404,35 @@ std::pair<QString, QString> fileLabels(const QString& firstPath, const QString& 
     return { a, b };
 }
 
+namespace {
+
+// The load arms of a file (probe passes left out), in file order, without repeats.
+QStringList loadArms(const RunFile& file)
+{
+    QStringList arms;
+    for (const RunData& run : file.runs) {
+        if (!run.info.contains("probes") && !arms.contains(run.arm))
+            arms << run.arm;
+    }
+    return arms;
+}
+
+} // namespace
+
 RunFile mergeRunFiles(const RunFile& first, const QString& firstName, const RunFile& second, const QString& secondName)
 {
+    // Yesterday's vLLM result ("concurrency=64") against today's run ("adhoc"): when
+    // each file holds one load arm and their names differ, that one arm is compared.
+    const QStringList firstArms = loadArms(first), secondArms = loadArms(second);
+    const bool renameSecond
+        = firstArms.size() == 1 && secondArms.size() == 1 && firstArms.front() != secondArms.front();
     RunFile merged;
     merged.experiment = first.experiment;
     for (const auto& [file, name] : { std::pair { &first, firstName }, std::pair { &second, secondName } }) {
         const QString suffix = QStringLiteral(" @") + name;
         for (RunData run : file->runs) {
+            if (renameSecond && file == &second && run.arm == secondArms.front())
+                run.arm = firstArms.front();
             run.config += suffix;
             run.run = run.config + QLatin1Char('/') + run.run.section(QLatin1Char('/'), 1); // keeps @VALUE and #N
             run.requests.setRun(run.run);
@@ -387,6 +443,11 @@ RunFile mergeRunFiles(const RunFile& first, const QString& firstName, const RunF
         merged.truncated = merged.truncated || file->truncated;
         merged.lines += file->lines;
     }
+    if (renameSecond)
+        merged.issues.push_back({ 0,
+            QStringLiteral("arms \"%1\" (%2) and \"%3\" (%4) have different names; each file has only that one "
+                           "load arm, so they are compared as \"%1\"")
+                .arg(firstArms.front(), firstName, secondArms.front(), secondName) });
     // compareRuns() keeps arms in first-seen order and configurations in file order within each.
     return merged;
 }

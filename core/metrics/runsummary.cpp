@@ -292,7 +292,11 @@ QString formatSummaryTable(const nlohmann::json& s)
         if (!s.contains(key) || s[key].is_null())
             continue;
         const auto& p = s[key];
-        auto cell = [&](const char* k) { return QStringLiteral("%1").arg(p.value(k, 0.0), 10, 'f', 1); };
+        auto cell = [&](const char* k) {
+            // An imported tool's summary may lack a statistic: say so rather than print 0.
+            return p.contains(k) && p[k].is_number() ? QStringLiteral("%1").arg(p[k].get<double>(), 10, 'f', 1)
+                                                     : QStringLiteral("%1").arg(QStringLiteral("n/a"), 10);
+        };
         lines << QStringLiteral("  %1 %2 %3 %4 %5 %6")
                      .arg(QString::fromLatin1(key), -18)
                      .arg(cell("p50"), cell("p90"), cell("p95"), cell("p99"), cell("max"));

@@ -94,7 +94,9 @@ const std::vector<FieldRule> kRunRules { { "run", kStr }, { "config", kStr }, { 
     kProbeIdentity, kSweepStep, { "repeat", kInt }, { "prompts", kObj },
     { "shard", kObj, { { "index", kInt }, { "count", kInt }, { "host", kStr }, { "start_at", kStr } } },
     { "merged", kObj,
-        { { "shards", kInt }, { "start_skew_us", kInt }, { "hosts", kArr, {}, kStr }, { "parts", kArr, {}, kObj } } } };
+        { { "shards", kInt }, { "start_skew_us", kInt }, { "hosts", kArr, {}, kStr }, { "parts", kArr, {}, kObj } } },
+    { "imported", kObj,
+        { { "tool", kStr }, { "version", kStr }, { "file_sha256", kStr }, { "summary_only", kBool } } } };
 
 const std::vector<FieldRule> kSummaryRules {
     { "run", kStr },

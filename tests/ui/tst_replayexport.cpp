@@ -19,6 +19,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -111,6 +112,52 @@ private slots:
         QCOMPARE(page.bars()->sets().size(), qsizetype(arm["configs"].size()));
         QCOMPARE(page.bars()->sets()[1].values[0], arm["configs"][1]["ttft_ms"]["p50"].get<double>());
         QCOMPARE(page.cdf()->curveCount(), int(arm["configs"].size()));
+    }
+
+    // Yesterday's vLLM result (aggregates only) against a vLLM run with per-request data:
+    // bars and ratios for both, intervals only where there are requests, and the page says why.
+    void summaryOnlyImportOnTheComparePage()
+    {
+        const QString detailed = QStringLiteral(KNOBSCOPE_TEST_DATA "/import/vllm-detailed.json");
+        const QString summary = QStringLiteral(KNOBSCOPE_TEST_DATA "/import/vllm-summary.json");
+        RunFileLoader loader;
+        ComparePage page(&loader);
+        std::shared_ptr<const LoadedRunFile> last;
+        connect(&loader, &RunFileLoader::loaded, this, [&last](std::shared_ptr<const LoadedRunFile> r) { last = r; });
+        loader.load(QStringList { detailed, summary });
+        QTRY_VERIFY_WITH_TIMEOUT(last && last->intervals, 120000);
+        QVERIFY(last->error.isEmpty());
+        page.setResult(last);
+        QCOMPARE(last->compare.size(), std::size_t(1)); // one arm each: compared as one
+        const json& arm = last->compare[0];
+        CompareTableModel* table = page.table();
+        QCOMPARE(table->rowCount(), 2);
+        QVERIFY(table->data(table->index(1, 0)).toString().contains(QLatin1String("summary only")));
+        QVERIFY(table->data(table->index(1, 1), Qt::ToolTipRole).toString().contains(QLatin1String("no 95 %")));
+        QVERIFY(!table->data(table->index(0, 0)).toString().contains(QLatin1String("summary only")));
+        QCOMPARE(page.bars()->sets()[1].values[0], 71.5); // vLLM's own median TTFT
+        QVERIFY(arm["configs"][1]["ratio"]["ttft_ms"].contains("p50"));
+        QVERIFY(arm["configs"][1]["ci95"].empty());
+        QVERIFY(page.findChild<QLabel*>() != nullptr);
+        bool noted = false;
+        for (const QLabel* label : page.findChildren<QLabel*>())
+            noted = noted || label->text().contains(QLatin1String("without intervals"));
+        QVERIFY(noted);
+
+        // The CLI prints the tool's own figures in milliseconds.
+        QProcess p;
+        p.start(QStringLiteral(KNOBSCOPE_BIN), { QStringLiteral("report"), summary, QStringLiteral("--json") });
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        const json report = json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
+        QVERIFY(report.is_array() && report.size() == 1);
+        QCOMPARE(report[0]["ttft_ms"]["p50"].get<double>(), 71.5);
+        QCOMPARE(report[0]["tpot_ms"]["p99"].get<double>(), 27.8);
+        QCOMPARE(report[0]["imported"]["summary_only"].get<bool>(), true);
+        const json cli = compareJsonFromCli(summary);
+        QVERIFY(cli.is_array() && cli.size() == 1);
+        QCOMPARE(cli[0]["configs"][0]["ttft_ms"]["p99"].get<double>(), 190.4);
+        QVERIFY(cli[0].contains("note"));
     }
 
     void replayFillsTheLivePageAsTheRunDid()

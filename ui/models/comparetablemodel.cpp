@@ -43,7 +43,8 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
             return QString::fromStdString(config["config"].get<std::string>())
                 + (isBaseline ? tr(" (baseline)") : QString())
                 + (config.value("gentle", false) ? tr(" ⚠ gentle") : QString())
-                + (config.value("workload_differs", false) ? tr(" ⚠ different workload") : QString());
+                + (config.value("workload_differs", false) ? tr(" ⚠ different workload") : QString())
+                + (config.value("summary_only", false) ? tr(" · summary only") : QString());
         if (metric)
             return compareCell(config, *metric, isBaseline);
         if (column == kMetricColumns + 1)
@@ -65,6 +66,9 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
         if (column == 0 && config.value("workload_differs", false))
             return tr("This configuration ran a different workload than the baseline (prompts, lengths or prompt "
                       "file): the difference is not the configuration's alone");
+        if (config.value("summary_only", false))
+            return tr("Imported without per-request data: these are the tool's own aggregates, so the figures and "
+                      "ratios have no 95 % intervals (docs/metrics.md maps its fields to knobscope's)");
         if (column == 0 && config.value("gentle", false))
             return tr(
                 "This run never queued on the server, so it cannot show a queueing cliff (see the run's warnings)");
