@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "progressreporter.h"
 #include "run/experimentrunner.h"
+#include "run/servercommandcheck.h"
 #include "util/unixsignals.h"
 
 #include <QEventLoop>
@@ -28,6 +29,15 @@ int runExperiment(
         std::fprintf(stderr, "knobscope run: %zu problem(s) in the spec; nothing was run\n", errors->size());
         return 2;
     }
+    const auto& spec = std::get<ks::ExperimentSpec>(parsed);
+    QStringList warnings;
+    for (const ks::ConfigSpec& config : spec.configs) {
+        for (const QString& warning : ks::serverCommandWarnings(spec.serverCommand(config)))
+            if (!warnings.contains(warning))
+                warnings << warning;
+    }
+    for (const QString& warning : std::as_const(warnings))
+        std::fprintf(stderr, "knobscope run: warning: %s\n", qPrintable(warning));
     ks::ExperimentRunner runner(std::get<ks::ExperimentSpec>(std::move(parsed)), outPath);
     ks::UnixSignals unixSignals;
     QEventLoop loop;
