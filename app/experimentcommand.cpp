@@ -7,6 +7,7 @@
 #include "run/experimentrunner.h"
 #include "runextras.h"
 #include "startbarrier.h"
+#include "run/servercommandcheck.h"
 #include "util/unixsignals.h"
 
 #include <QSysInfo>
@@ -51,6 +52,14 @@ int runExperimentSpec(ks::ExperimentSpec spec, const QString& outPath, ProgressR
     // A sweep may stop early, so with sweeps the total is an estimate: "[3/~16]".
     const bool sweeps
         = std::any_of(spec.arms.begin(), spec.arms.end(), [](const ks::ArmSpec& a) { return a.sweep.has_value(); });
+    QStringList warnings;
+    for (const ks::ConfigSpec& config : spec.configs) {
+        for (const QString& warning : ks::serverCommandWarnings(spec.serverCommand(config)))
+            if (!warnings.contains(warning))
+                warnings << warning;
+    }
+    for (const QString& warning : std::as_const(warnings))
+        std::fprintf(stderr, "knobscope run: warning: %s\n", qPrintable(warning));
     ks::ExperimentRunner runner(std::move(spec), outPath);
     std::unique_ptr<MetricsEndpoint> endpoint;
     if (extras.metricsPort >= 0) {

@@ -119,9 +119,7 @@ int guiMain(int argc, char** argv)
         const QStringList wh = parser.value(QStringLiteral("size")).split(QLatin1Char('x'));
         if (wh.size() == 2)
             window->resize(wh[0].toInt(), wh[1].toInt());
-    } else if (!timed.empty() || !atEnd.empty()) {
-        window->resize(1280, 800);
-    }
+    } // else the size remembered from last time, or on first start one fitted to the screen
     window->show();
 
     auto remaining = std::make_shared<int>(int(timed.size() + atEnd.size()));

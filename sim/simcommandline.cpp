@@ -32,6 +32,8 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
         "knobscope-sim: an OpenAI-compatible server whose timing comes from a simulated continuous-batching "
         "engine.\nProfiles: sim-1.8b, sim-8b, sim-reasoning. See docs/simulator.md."));
     const QCommandLineOption helpOption = parser.addHelpOption();
+    const QCommandLineOption versionOption(QStringLiteral("version"), QStringLiteral("Print the version and exit."));
+    parser.addOption(versionOption);
     auto add = [&](const char* name, const char* help, const char* valueName = nullptr, const char* def = nullptr) {
         QCommandLineOption o(QString::fromLatin1(name), QString::fromLatin1(help));
         if (valueName)
@@ -71,6 +73,8 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
         return parser.errorText();
     if (parser.isSet(helpOption))
         return HelpRequested { parser.helpText() };
+    if (parser.isSet(versionOption))
+        return HelpRequested { QStringLiteral("knobscope-sim " KNOBSCOPE_VERSION "\n") };
     if (!parser.positionalArguments().isEmpty())
         return QStringLiteral("unexpected argument: %1").arg(parser.positionalArguments().first());
 

@@ -81,8 +81,9 @@ const QHash<QString, QString>& ExperimentDocument::knobToolTips()
     static const QHash<QString, QString> tips = {
         { QStringLiteral("max_num_seqs"),
             QStringLiteral("Most sequences decoded at once (vLLM --max-num-seqs, SGLang --max-running-requests, "
-                           "llama.cpp --parallel). Too low and requests queue for prefill: the seed's 19x TTFT "
-                           "cliff.") },
+                           "llama.cpp --parallel, Ollama OLLAMA_NUM_PARALLEL). Too low and requests queue for "
+                           "prefill: the seed's 19x TTFT cliff. llama.cpp's --parallel N also splits --ctx-size "
+                           "into N slots of ctx-size/N tokens each, unless --kv-unified is given.") },
         { QStringLiteral("max_num_batched_tokens"),
             QStringLiteral("Token budget of one engine step (vLLM --max-num-batched-tokens): limits chunked "
                            "prefill per step.") },

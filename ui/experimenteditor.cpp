@@ -11,6 +11,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
 #include <QScrollArea>
@@ -109,7 +110,7 @@ ExperimentEditor::ExperimentEditor(ExperimentDocument* document, QWidget* parent
     auto* server = new QGroupBox(tr("Server"), content);
     auto* serverForm = new QFormLayout(server);
     serverForm->addRow(tr("Co&mmand"),
-        field(QStringLiteral("server.command"),
+        commandField(
             tr("Started for each configuration; {model} and {knob} placeholders are filled from the configuration. "
                "An argv list, never run through a shell. Empty: knobscope does not start a server.")));
     serverForm->addRow(tr("Ready &path"),
@@ -217,23 +218,42 @@ QWidget* ExperimentEditor::field(const QString& path, const QString& toolTip, co
     const bool textField = path == QLatin1String("name") || path.startsWith(QLatin1String("target."))
         || path == QLatin1String("server.ready_path") || path == QLatin1String("probes.set");
     connect(edit, &QLineEdit::textEdited, this, [this, path, textField](const QString& text) {
-        if (path == QLatin1String("server.command")) {
-            const QStringList argv = QProcess::splitCommand(text);
-            if (argv.isEmpty()) {
-                m_document->setValue(QStringLiteral("server"), nullptr);
-            } else {
-                nlohmann::json list = nlohmann::json::array();
-                for (const QString& a : argv)
-                    list.push_back(a.toStdString());
-                m_document->setValue(path, list);
-            }
-            return;
-        }
         if (text.trimmed().isEmpty())
             m_document->setValue(path, nullptr);
         else
             m_document->setValue(
                 path, cellValue(text, textField ? SpecTableModel::Kind::Text : SpecTableModel::Kind::Number));
+    });
+    m_fields.insert(path, edit);
+    return edit;
+}
+
+// The server command wraps over a few lines: a real server's command is longer
+// than any line edit the editor has room for, and a cut-off command hides knobs.
+QWidget* ExperimentEditor::commandField(const QString& toolTip)
+{
+    const QString path = QStringLiteral("server.command");
+    auto* edit = new QPlainTextEdit(this);
+    edit->setToolTip(toolTip);
+    edit->setProperty(kPathProperty, path);
+    edit->setProperty("plainToolTip", toolTip);
+    edit->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    edit->setTabChangesFocus(true);
+    const int margins = int(edit->document()->documentMargin() * 2) + edit->frameWidth() * 2;
+    edit->setFixedHeight(edit->fontMetrics().lineSpacing() * 3 + margins);
+    connect(edit, &QPlainTextEdit::textChanged, this, [this, edit, path] {
+        if (m_refreshing)
+            return;
+        // Line breaks are only wrapping: the command is one argv list.
+        const QStringList argv = QProcess::splitCommand(edit->toPlainText().replace(QLatin1Char('\n'), u' '));
+        if (argv.isEmpty()) {
+            m_document->setValue(QStringLiteral("server"), nullptr);
+            return;
+        }
+        nlohmann::json list = nlohmann::json::array();
+        for (const QString& a : argv)
+            list.push_back(a.toStdString());
+        m_document->setValue(path, list);
     });
     m_fields.insert(path, edit);
     return edit;
@@ -323,7 +343,9 @@ void ExperimentEditor::refreshFields()
     for (auto it = m_fields.begin(); it != m_fields.end(); ++it) {
         const nlohmann::json value = m_document->value(it.key());
         if (auto* edit = qobject_cast<QLineEdit*>(it.value()))
-            edit->setText(it.key() == QLatin1String("server.command") ? commandText(value) : cellText(value));
+            edit->setText(cellText(value));
+        else if (auto* command = qobject_cast<QPlainTextEdit*>(it.value()))
+            command->setPlainText(commandText(value));
         else if (auto* box = qobject_cast<QCheckBox*>(it.value()))
             box->setChecked(value.is_boolean() ? value.get<bool>() : box->property("defaultValue").toBool());
         else if (auto* combo = qobject_cast<QComboBox*>(it.value()))

@@ -30,6 +30,7 @@ public:
 
 private:
     QWidget* field(const QString& path, const QString& toolTip, const QString& placeholder = {});
+    QWidget* commandField(const QString& toolTip);
     QWidget* checkBox(const QString& path, const QString& text, bool defaultValue, const QString& toolTip);
     QWidget* tableWithButtons(SpecTableModel* model, QTableView** view, const QString& what);
     void refreshFields();

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "comparepage.h"
+#include "datalocations.h"
 #include "driftpage.h"
 #include "experimentdocument.h"
 #include "experimenteditor.h"
@@ -11,6 +12,7 @@
 #include "runcontroller.h"
 #include "runfileloader.h"
 #include "settings.h"
+#include "windowplacement.h"
 
 #include <algorithm>
 
@@ -27,6 +29,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QScreen>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -72,7 +75,6 @@ MainWindow::MainWindow(QWidget* parent)
     m_splitter->addWidget(m_pages);
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 1);
-    m_splitter->setSizes({ 440, 840 });
     setCentralWidget(m_splitter);
     statusBar()->addWidget(m_status, 1);
     m_status->setText(tr("Ready. Press Run (Ctrl+R) to start the experiment."));
@@ -117,10 +119,22 @@ MainWindow::MainWindow(QWidget* parent)
     setAcceptDrops(true);
 
     buildMenus();
-    restoreGeometry(m_settings->windowGeometry());
+    if (!restoreGeometry(m_settings->windowGeometry())) {
+        // First start: size the window to the screen (closeEvent saves it from then on).
+        if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+            const QRect available = screen->availableGeometry();
+            resize(firstWindowSize(available));
+            move(available.center() - rect().center());
+        }
+    }
     restoreState(m_settings->windowState());
-    if (!m_settings->splitterState().isEmpty())
+    if (!m_settings->splitterState().isEmpty()) {
         m_splitter->restoreState(m_settings->splitterState());
+    } else {
+        m_placeEditorOnShow = true; // eventFilter: the splitter has its final width only once shown
+        m_splitter->installEventFilter(this);
+    }
+    m_editor->setVisible(m_settings->editorVisible());
     const QString last = m_settings->lastSpecPath();
     if (last.isEmpty() || !QFileInfo::exists(last) || last.endsWith(QLatin1String(".jsonl")) || !openSpec(last))
         loadBundled(QStringLiteral("one-knob"));
@@ -168,8 +182,17 @@ void MainWindow::buildMenus()
     QMenu* bundled = file->addMenu(tr("Open &bundled"));
     for (const char* name : { "one-knob", "small-vs-large", "drift" })
         bundled->addAction(QString::fromLatin1(name), this, [this, name] { loadBundled(QString::fromLatin1(name)); });
+    // Templates for real servers, from share/knobscope/experiments (read-only: Save asks for a new name).
+    if (const QString templates = experimentTemplateDirectory(); !templates.isEmpty()) {
+        bundled->addSection(tr("Real-server templates"));
+        for (const QFileInfo& spec : QDir(templates).entryInfoList({ QStringLiteral("*-template.json") }, QDir::Files))
+            bundled->addAction(
+                spec.completeBaseName(), this, [this, path = spec.absoluteFilePath()] { openSpec(path); });
+    }
     file->addAction(tr("&Save experiment"), QKeySequence::Save, this, [this] {
-        if (m_specPath.isEmpty() || m_specPath.startsWith(QLatin1Char(':')))
+        const QString templates = experimentTemplateDirectory();
+        if (m_specPath.isEmpty() || m_specPath.startsWith(QLatin1Char(':'))
+            || (!templates.isEmpty() && m_specPath.startsWith(templates + QLatin1Char('/'))))
             saveSpecAs();
         else
             saveSpec(m_specPath);
@@ -198,6 +221,16 @@ void MainWindow::buildMenus()
     connect(cumulative, &QAction::toggled, m_live, &LivePage::setCumulative);
     connect(m_live, &LivePage::cumulativeToggled, cumulative, &QAction::setChecked);
     view->addAction(tr("&Reset zoom"), QKeySequence(Qt::CTRL | Qt::Key_0), m_live, &LivePage::resetZoom);
+    view->addSeparator();
+    m_editorAction = view->addAction(tr("Experiment &editor"));
+    m_editorAction->setCheckable(true);
+    m_editorAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_editorAction->setToolTip(tr("Show or hide the experiment editor; hidden, the charts get the whole window"));
+    m_editorAction->setChecked(m_settings->editorVisible());
+    connect(m_editorAction, &QAction::toggled, this, [this](bool visible) {
+        m_editor->setVisible(visible);
+        m_settings->setEditorVisible(visible);
+    });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About knobscope"), this, [this] {
@@ -271,8 +304,11 @@ void MainWindow::saveSpecAs()
 
 void MainWindow::openSpecDialog()
 {
+    const QString start = m_specPath.isEmpty() || m_specPath.startsWith(QLatin1Char(':'))
+        ? experimentTemplateDirectory()
+        : QFileInfo(m_specPath).absolutePath();
     const QString path
-        = QFileDialog::getOpenFileName(this, tr("Open experiment"), QString(), tr("Experiment specs (*.json)"));
+        = QFileDialog::getOpenFileName(this, tr("Open experiment"), start, tr("Experiment specs (*.json)"));
     if (!path.isEmpty())
         openSpec(path);
 }
@@ -288,6 +324,7 @@ void MainWindow::run()
     if (!std::holds_alternative<ExperimentSpec>(parsed)) {
         const QString problems = m_editor->problemTexts().join(QLatin1Char('\n'));
         m_status->setText(tr("The experiment has problems; they are marked in the editor."));
+        m_editorAction->setChecked(true); // a hidden editor cannot show them
         log(tr("Not started:\n%1").arg(problems));
         return;
     }
@@ -507,6 +544,21 @@ void MainWindow::updateActions()
 {
     m_runAction->setEnabled(!isRunning());
     m_stopAction->setEnabled(isRunning());
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event)
+{
+    // First start: size the editor on each resize of the splitter until it has
+    // the window's width. Sizes set earlier are scaled to the splitter's width
+    // at that moment, and the growth after that would all go to the charts.
+    if (watched == m_splitter && event->type() == QEvent::Resize && m_placeEditorOnShow && isVisible()) {
+        const int total = m_splitter->width();
+        const int editor = firstEditorWidth(total, m_editor->sizeHint().width());
+        m_splitter->setSizes({ editor, std::max(1, total - editor) });
+        if (total >= width() - 2 * m_splitter->handleWidth())
+            m_placeEditorOnShow = false;
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

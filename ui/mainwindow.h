@@ -71,6 +71,7 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
     void closeEvent(QCloseEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void buildMenus();
@@ -103,6 +104,7 @@ private:
     ReplayBar* m_replayBar;
     ReplayController* m_replay;
     QTabWidget* m_pages;
+    QAction* m_editorAction = nullptr;
     QSplitter* m_splitter;
     QLabel* m_status;
     QMenu* m_recentMenu = nullptr;
@@ -120,6 +122,7 @@ private:
     double m_reqPerS = 0;
     QElapsedTimer m_experimentClock;
     bool m_closeWhenStopped = false;
+    bool m_placeEditorOnShow = false; ///< first start: size the editor once the window is laid out
 };
 
 } // namespace ks

@@ -9,6 +9,7 @@ namespace {
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
 const QString kSplitter = QStringLiteral("window/splitter");
+const QString kEditorVisible = QStringLiteral("window/editorVisible");
 const QString kLastSpec = QStringLiteral("files/lastSpec");
 const QString kRecent = QStringLiteral("files/recent");
 const QString kCumulative = QStringLiteral("charts/cumulative");
@@ -48,6 +49,16 @@ QByteArray Settings::splitterState() const
 void Settings::setSplitterState(const QByteArray& state)
 {
     m_store.setValue(kSplitter, state);
+}
+
+bool Settings::editorVisible() const
+{
+    return m_store.value(kEditorVisible, true).toBool();
+}
+
+void Settings::setEditorVisible(bool visible)
+{
+    m_store.setValue(kEditorVisible, visible);
 }
 
 QString Settings::lastSpecPath() const

@@ -20,6 +20,8 @@ public:
     void setWindowState(const QByteArray& state);
     QByteArray splitterState() const;
     void setSplitterState(const QByteArray& state);
+    bool editorVisible() const;
+    void setEditorVisible(bool visible);
 
     QString lastSpecPath() const;
     void setLastSpecPath(const QString& path);

@@ -1,6 +1,7 @@
 #include "run/experimentrunner.h"
 
 #include "metrics/percentiles.h"
+#include "run/servercommandcheck.h"
 #include "store/recordjson.h"
 #include "store/runline.h"
 #include "util/redact.h"
@@ -260,7 +261,13 @@ void ExperimentRunner::launchServer()
     options.stopGraceS = m_spec.server->stopGraceS;
     options.logPath = QFileInfo(m_outPath).absolutePath() + QLatin1Char('/') + QFileInfo(m_outPath).completeBaseName()
         + QStringLiteral(".server.log");
-    serverEvent(QStringLiteral("starting"), redactArgv(options.argv).join(QLatin1Char(' ')));
+    options.env = m_spec.serverEnvironment(config);
+    serverEvent(QStringLiteral("starting"), (redactEnv(options.env) + redactArgv(options.argv)).join(QLatin1Char(' ')));
+    m_serverWarnings = serverCommandWarnings(options.argv);
+    for (const QString& warning : std::as_const(m_serverWarnings)) {
+        serverEvent(QStringLiteral("warning"), warning);
+        emit serverLine(QStringLiteral("warning: ") + warning);
+    }
     m_launcher->start(options);
 }
 
@@ -466,6 +473,8 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     if (gentle)
         summary["warnings"].push_back(
             text(gentleWarning(records, mns ? std::optional<int>(mns->toInt()) : std::nullopt)));
+    for (const QString& warning : std::as_const(m_serverWarnings))
+        summary["warnings"].push_back(text(warning));
     if (!m_armProblem.isEmpty()) {
         summary["status"] = "server_exited";
         summary["warnings"].push_back("the server exited during this arm: " + text(m_armProblem));

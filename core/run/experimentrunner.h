@@ -118,6 +118,7 @@ private:
     double m_maxRunning = -1;
     QString m_metricsProblem;
     QString m_armProblem; ///< the server died during this arm
+    QStringList m_serverWarnings; ///< about the launched server's command (servercommandcheck.h)
     QStringList m_problems; ///< per experiment, for the final message
     bool m_stopRequested = false;
     std::optional<AfterServerStop> m_afterServerStop;

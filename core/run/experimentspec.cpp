@@ -193,6 +193,32 @@ void readTarget(Checker& c, const json& doc, ExperimentSpec& spec)
     spec.verifyTls = c.boolean(*it, path, "verify_tls").value_or(true);
 }
 
+void readServerEnv(Checker& c, const json& serverObject, const QString& serverPath, ServerSpec& server)
+{
+    const auto env = serverObject.find("env");
+    if (env == serverObject.end() || env->is_null())
+        return;
+    const QString path = child(serverPath, "env");
+    if (!env->is_object()) {
+        c.fail(path, QStringLiteral("expected an object of NAME: \"value\" pairs"));
+        return;
+    }
+    static const QRegularExpression name(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
+    for (const auto& item : env->items()) {
+        const QString key = QString::fromStdString(item.key());
+        const QString itemPath = path + QLatin1Char('.') + key;
+        if (!name.match(key).hasMatch()) {
+            c.fail(itemPath, QStringLiteral("not a variable name (letters, digits and _, not starting with a digit)"));
+            continue;
+        }
+        if (!item.value().is_string()) {
+            c.fail(itemPath, QStringLiteral("expected a string (write numbers as \"4\" or \"{knob}\")"));
+            continue;
+        }
+        server.env.append({ key, QString::fromStdString(item.value().get<std::string>()) });
+    }
+}
+
 void readServer(Checker& c, const json& doc, ExperimentSpec& spec)
 {
     const auto it = doc.find("server");
@@ -202,7 +228,7 @@ void readServer(Checker& c, const json& doc, ExperimentSpec& spec)
     if (!c.isObject(*it, path))
         return;
     c.rejectUnknown(
-        *it, path, { "command", "ready_path", "ready_timeout_s", "restart_between_configs", "stop_grace_s" });
+        *it, path, { "command", "env", "ready_path", "ready_timeout_s", "restart_between_configs", "stop_grace_s" });
     ServerSpec server;
     const auto command = it->find("command");
     if (command == it->end()) {
@@ -218,6 +244,7 @@ void readServer(Checker& c, const json& doc, ExperimentSpec& spec)
                 server.command << QString::fromStdString((*command)[i].get<std::string>());
         }
     }
+    readServerEnv(c, *it, path, server);
     if (const auto ready = c.string(*it, path, "ready_path", false)) {
         if (!ready->startsWith(QLatin1Char('/')))
             c.fail(child(path, "ready_path"), QStringLiteral("expected a path starting with '/'"));
@@ -453,27 +480,34 @@ void readClient(Checker& c, const json& doc, ExperimentSpec& spec)
     s.preconnect = c.boolean(*client, path, "preconnect").value_or(s.preconnect);
 }
 
+void checkPlaceholdersIn(Checker& c, const ExperimentSpec& spec, const QString& path, const QString& text)
+{
+    auto matches = placeholderPattern().globalMatch(text);
+    while (matches.hasNext()) {
+        const QString name = matches.next().captured(1);
+        for (std::size_t k = 0; k < spec.configs.size(); ++k) {
+            const ConfigSpec& config = spec.configs[k];
+            if (name == QLatin1String("model") || config.knobText(name))
+                continue;
+            c.fail(path,
+                QStringLiteral("placeholder {%1} has no value in configs[%2] (\"%3\"): it is neither {model} nor "
+                               "one of its knobs")
+                    .arg(name)
+                    .arg(k)
+                    .arg(config.label));
+        }
+    }
+}
+
 void checkPlaceholders(Checker& c, const ExperimentSpec& spec)
 {
     if (!spec.server)
         return;
-    for (int i = 0; i < spec.server->command.size(); ++i) {
-        auto matches = placeholderPattern().globalMatch(spec.server->command[i]);
-        while (matches.hasNext()) {
-            const QString name = matches.next().captured(1);
-            for (std::size_t k = 0; k < spec.configs.size(); ++k) {
-                const ConfigSpec& config = spec.configs[k];
-                if (name == QLatin1String("model") || config.knobText(name))
-                    continue;
-                c.fail(indexed(QStringLiteral("server.command"), std::size_t(i)),
-                    QStringLiteral("placeholder {%1} has no value in configs[%2] (\"%3\"): it is neither {model} nor "
-                                   "one of its knobs")
-                        .arg(name)
-                        .arg(k)
-                        .arg(config.label));
-            }
-        }
-    }
+    for (int i = 0; i < spec.server->command.size(); ++i)
+        checkPlaceholdersIn(
+            c, spec, indexed(QStringLiteral("server.command"), std::size_t(i)), spec.server->command[i]);
+    for (const auto& [name, value] : spec.server->env)
+        checkPlaceholdersIn(c, spec, QStringLiteral("server.env.") + name, value);
 }
 
 } // namespace
@@ -494,27 +528,43 @@ std::optional<QString> ConfigSpec::knobText(const QString& name) const
     return std::nullopt;
 }
 
+namespace {
+QString expandPlaceholders(const QString& text, const ConfigSpec& config)
+{
+    QString expanded;
+    qsizetype last = 0;
+    auto matches = placeholderPattern().globalMatch(text);
+    while (matches.hasNext()) {
+        const auto m = matches.next();
+        const QString placeholder = m.captured(1);
+        expanded += text.mid(last, m.capturedStart() - last);
+        expanded += placeholder == QLatin1String("model") ? config.model
+                                                          : config.knobText(placeholder).value_or(m.captured(0));
+        last = m.capturedEnd();
+    }
+    expanded += text.mid(last);
+    return expanded;
+}
+} // namespace
+
 QStringList ExperimentSpec::serverCommand(const ConfigSpec& config) const
 {
     QStringList argv;
     if (!server)
         return argv;
-    for (QString part : server->command) {
-        QString expanded;
-        qsizetype last = 0;
-        auto matches = placeholderPattern().globalMatch(part);
-        while (matches.hasNext()) {
-            const auto m = matches.next();
-            const QString placeholder = m.captured(1);
-            expanded += part.mid(last, m.capturedStart() - last);
-            expanded += placeholder == QLatin1String("model") ? config.model
-                                                              : config.knobText(placeholder).value_or(m.captured(0));
-            last = m.capturedEnd();
-        }
-        expanded += part.mid(last);
-        argv << expanded;
-    }
+    for (const QString& part : server->command)
+        argv << expandPlaceholders(part, config);
     return argv;
+}
+
+QList<QPair<QString, QString>> ExperimentSpec::serverEnvironment(const ConfigSpec& config) const
+{
+    QList<QPair<QString, QString>> env;
+    if (!server)
+        return env;
+    for (const auto& [variable, value] : server->env)
+        env.append({ variable, expandPlaceholders(value, config) });
+    return env;
 }
 
 LoadSpec ExperimentSpec::targetLoadSpec(const ConfigSpec& config) const

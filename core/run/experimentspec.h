@@ -18,6 +18,9 @@ namespace ks {
 
 struct ServerSpec {
     QStringList command; ///< argv template with {model} and {knob} placeholders; never run through a shell
+    /// Environment variables set for the server on top of knobscope's own, values
+    /// with the same placeholders (Ollama takes its slot count from OLLAMA_NUM_PARALLEL).
+    QList<QPair<QString, QString>> env;
     QString readyPath = QStringLiteral("/health");
     double readyTimeoutS = 600;
     bool restartBetweenConfigs = true;
@@ -98,6 +101,8 @@ struct ExperimentSpec {
 
     /// The server argv for one configuration, placeholders filled.
     QStringList serverCommand(const ConfigSpec& config) const;
+    /// The server's extra environment for one configuration, placeholders filled.
+    QList<QPair<QString, QString>> serverEnvironment(const ConfigSpec& config) const;
     /// The load of one arm against one configuration.
     LoadSpec loadSpec(const ConfigSpec& config, const ArmSpec& arm) const;
     /// One probe pass against one configuration: every probe `repeats` times

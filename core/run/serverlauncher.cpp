@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
+#include <QProcessEnvironment>
 #include <QStandardPaths>
 #include <QTcpSocket>
 
@@ -130,6 +131,10 @@ void ServerLauncher::start(const Options& options)
         if (::getppid() != parent) // knobscope died between fork and prctl
             ::_exit(1);
     });
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const auto& [name, value] : options.env)
+        environment.insert(name, value);
+    m_process.setProcessEnvironment(environment);
     m_process.start(program, options.argv.mid(1));
     m_pollTimer.start();
 }

@@ -27,6 +27,7 @@ class ServerLauncher : public QObject {
 public:
     struct Options {
         QStringList argv;
+        QList<QPair<QString, QString>> env; ///< set on top of knobscope's own environment
         QUrl readyUrl;
         double readyTimeoutS = 600;
         double stopGraceS = 10;

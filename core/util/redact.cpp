@@ -86,4 +86,12 @@ nlohmann::json redactSpec(nlohmann::json spec)
     return spec;
 }
 
+QStringList redactEnv(const QList<QPair<QString, QString>>& env)
+{
+    QStringList out;
+    for (const auto& [name, value] : env)
+        out << name + QLatin1Char('=') + (secretName().match(name).hasMatch() ? kRedacted : value);
+    return out;
+}
+
 } // namespace ks

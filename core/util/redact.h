@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QList>
+#include <QPair>
 #include <QString>
 #include <QStringList>
 
@@ -17,6 +19,8 @@ QStringList redactArgv(const QStringList& argv);
 /// token, and `NAME=VALUE` / `NAME: VALUE` pairs whose NAME mentions a key,
 /// token, secret or password, are replaced by kRedacted.
 QString redactLine(const QString& line);
+/// `NAME=VALUE` for each variable of a server's environment, secret-named values redacted.
+QStringList redactEnv(const QList<QPair<QString, QString>>& env);
 /// The spec as written to the run file: server.command and server.env values
 /// redacted as above.
 nlohmann::json redactSpec(nlohmann::json spec);

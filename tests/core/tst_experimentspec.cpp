@@ -1,5 +1,6 @@
 #include "drift/probeset.h"
 #include "run/experimentspec.h"
+#include "run/servercommandcheck.h"
 
 #include <QDir>
 #include <QFile>
@@ -182,6 +183,18 @@ private slots:
         QTest::newRow("arm named like a probe pass") << "/arms/0/name"
                                                      << "\"probes\""
                                                      << "arms[0].name: arm names starting with \"probes\"";
+        QTest::newRow("env not an object") << "/server/env"
+                                           << "[\"A=1\"]"
+                                           << "server.env: expected an object";
+        QTest::newRow("env bad name") << "/server/env/1BAD"
+                                      << "\"x\""
+                                      << "server.env.1BAD: not a variable name";
+        QTest::newRow("env number value") << "/server/env/OLLAMA_NUM_PARALLEL"
+                                          << "4"
+                                          << "server.env.OLLAMA_NUM_PARALLEL: expected a string";
+        QTest::newRow("env unknown placeholder") << "/server/env/SLOTS"
+                                                 << "\"{slots}\""
+                                                 << "server.env.SLOTS: placeholder {slots} has no value";
         QTest::newRow("unknown top-level field") << "/confgs"
                                                  << "[]"
                                                  << "confgs: unknown field";
@@ -203,6 +216,82 @@ private slots:
             texts << e.toString();
         QVERIFY2(std::any_of(texts.begin(), texts.end(), [&](const QString& t) { return t.startsWith(expected); }),
             qPrintable(QStringLiteral("expected '%1...', got: %2").arg(expected, texts.join(QStringLiteral(" | ")))));
+    }
+
+    void serverEnvironmentFillsPlaceholders()
+    {
+        json doc = validSpec();
+        doc["server"]["env"]
+            = { { "OLLAMA_NUM_PARALLEL", "{max_num_seqs}" }, { "MODEL_TAG", "m-{model}" }, { "PLAIN", "x" } };
+        const auto parsed = parseExperimentSpec(QByteArray::fromStdString(doc.dump()));
+        const auto* spec = std::get_if<ExperimentSpec>(&parsed);
+        QVERIFY(spec);
+        const auto env = spec->serverEnvironment(spec->configs[1]);
+        QCOMPARE(env.size(), 3);
+        QVERIFY(env.contains(qMakePair(QStringLiteral("OLLAMA_NUM_PARALLEL"), QStringLiteral("32"))));
+        QVERIFY(env.contains(qMakePair(QStringLiteral("MODEL_TAG"), QStringLiteral("m-sim-8b"))));
+        QVERIFY(env.contains(qMakePair(QStringLiteral("PLAIN"), QStringLiteral("x"))));
+    }
+
+    // Every real-server template calls its slot knob max_num_seqs (so it gets
+    // the tooltip and the gentle-arm check its slot bound), uses it in the
+    // command or the environment, and has no command the launch check warns about.
+    void templatesNameTheSlotKnobMaxNumSeqs()
+    {
+        const QDir dir(QStringLiteral(KNOBSCOPE_RESOURCES "/experiments"));
+        const QStringList files = dir.entryList({ QStringLiteral("*-template.json") });
+        QVERIFY(files.size() >= 4);
+        for (const QString& name : files) {
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const auto parsed = parseExperimentSpec(f.readAll());
+            const auto* spec = std::get_if<ExperimentSpec>(&parsed);
+            QVERIFY2(spec && spec->server, qPrintable(name));
+            for (const ConfigSpec& config : spec->configs) {
+                QVERIFY2(config.knobText(QStringLiteral("max_num_seqs")), qPrintable(name + u' ' + config.label));
+                QStringList used = spec->server->command;
+                for (const auto& variable : spec->server->env)
+                    used << variable.second;
+                QVERIFY2(used.join(u' ').contains(QStringLiteral("{max_num_seqs}")), qPrintable(name));
+                QVERIFY2(ks::serverCommandWarnings(spec->serverCommand(config)).isEmpty(), qPrintable(name));
+            }
+        }
+    }
+
+    void serverCommandWarnings_data()
+    {
+        QTest::addColumn<QStringList>("argv");
+        QTest::addColumn<QString>("warning"); // start of the one expected warning; empty for none
+        const auto args = [](const char* line) { return QString::fromLatin1(line).split(u' '); };
+        QTest::newRow("vllm serve") << args("vllm serve m --max-num-seqs 32") << QString();
+        QTest::newRow("vllm serve without stats")
+            << args("vllm serve m --disable-log-stats") << QStringLiteral("the vLLM command has --disable-log-stats");
+        QTest::newRow("vllm module without stats")
+            << args("python3 -m vllm.entrypoints.openai.api_server --model m --disable-log-stats=true")
+            << QStringLiteral("the vLLM command has --disable-log-stats");
+        QTest::newRow("vllm path") << args("/opt/venv/bin/vllm serve m --disable-log-stats")
+                                   << QStringLiteral("the vLLM command has --disable-log-stats");
+        QTest::newRow("sglang") << args("python3 -m sglang.launch_server --model-path m --enable-metrics") << QString();
+        QTest::newRow("sglang serve without metrics")
+            << args("sglang serve --model-path m") << QStringLiteral("the SGLang command has no --enable-metrics");
+        QTest::newRow("llama-server") << args("llama-server -m m.gguf --metrics") << QString();
+        QTest::newRow("llama-server without metrics")
+            << args("llama-server -m m.gguf") << QStringLiteral("the llama-server command has no --metrics");
+        QTest::newRow("simulator") << args("knobscope-sim --port 8000 --disable-log-stats") << QString();
+        QTest::newRow("a model named vllm-like")
+            << args("llama-server -m vllm.gguf --metrics --disable-log-stats") << QString();
+    }
+    void serverCommandWarnings()
+    {
+        QFETCH(QStringList, argv);
+        QFETCH(QString, warning);
+        const QStringList warnings = ks::serverCommandWarnings(argv);
+        if (warning.isEmpty()) {
+            QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'|')));
+        } else {
+            QCOMPARE(warnings.size(), 1);
+            QVERIFY2(warnings.front().startsWith(warning), qPrintable(warnings.front()));
+        }
     }
 
     void collectsSeveralErrorsAtOnce()

@@ -58,6 +58,31 @@ private slots:
         QVERIFY(!lines.isEmpty());
     }
 
+    // The spec's server.env reaches the server on top of knobscope's own
+    // environment (Ollama takes its slot count from OLLAMA_NUM_PARALLEL).
+    void environmentReachesTheServer()
+    {
+        QTemporaryDir dir;
+        const QString log = dir.filePath(QStringLiteral("server.log"));
+        const quint16 port = freePort();
+        ServerLauncher::Options o = simOptions(port, log);
+        o.argv = { QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+            QStringLiteral("echo \"env: $KS_TEST_SLOTS $HOME\"; exec \"$0\" --port %1").arg(port),
+            QStringLiteral(KNOBSCOPE_SIM_BIN) };
+        o.env = { { QStringLiteral("KS_TEST_SLOTS"), QStringLiteral("4") } };
+        ServerLauncher launcher;
+        QSignalSpy ready(&launcher, &ServerLauncher::ready);
+        QSignalSpy stopped(&launcher, &ServerLauncher::stopped);
+        launcher.start(o);
+        QVERIFY(ready.wait(20000));
+        launcher.stop();
+        QVERIFY(stopped.wait(10000));
+        QFile file(log);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll();
+        QVERIFY2(text.contains("env: 4 " + qgetenv("HOME")), text.constData());
+    }
+
     void missingExecutableIsItsOwnError()
     {
         ServerLauncher launcher;

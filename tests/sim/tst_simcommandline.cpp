@@ -28,6 +28,14 @@ private slots:
         QVERIFY(o->kernelArrivalStamps);
     }
 
+    void printsTheProjectVersion()
+    {
+        const auto parsed = parse({ QStringLiteral("--version") });
+        const auto* text = std::get_if<HelpRequested>(&parsed);
+        QVERIFY(text);
+        QCOMPARE(text->text, QStringLiteral("knobscope-sim " KNOBSCOPE_VERSION "\n"));
+    }
+
     void readsArrivalStamp()
     {
         const auto parsed = parse({ QStringLiteral("--arrival-stamp"), QStringLiteral("read") });

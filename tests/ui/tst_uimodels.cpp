@@ -1,11 +1,15 @@
 // The editor's item models under QAbstractItemModelTester, and a spec round trip
 // through the model API.
+#include "charts/titlewrap.h"
 #include "experimentdocument.h"
 #include "models/runlistmodel.h"
 #include "models/spectablemodel.h"
+#include "windowplacement.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QFile>
+#include <QFontMetrics>
 #include <QTest>
 
 using namespace ks;
@@ -149,6 +153,47 @@ private slots:
         QVERIFY(!doc.load("[1, 2", &error));
         QVERIFY(error.contains(QStringLiteral("JSON")));
         QVERIFY(doc.configs()->rowCount() > 0); // the previous experiment is still there
+    }
+
+    // On-screen chart titles wrap at their separators so every configuration
+    // stays visible (issue 17: "mns32 vs ..." hid what was compared).
+    void chartTitlesWrapAtSeparators()
+    {
+        const QString title = QStringLiteral("one-knob · stress · TTFT (ms) · mns32 vs mns128 vs mns256");
+        const QFontMetrics metrics(QApplication::font());
+        const int narrow = metrics.horizontalAdvance(QStringLiteral("one-knob · stress · TTFT (ms) ·x"));
+        const QStringList lines = wrapTitle(title, metrics, narrow);
+        QVERIFY2(lines.size() >= 2, qPrintable(lines.join(u'|')));
+        QCOMPARE(lines.join(u' '), title); // nothing lost, nothing elided
+        for (const QString& line : lines)
+            QVERIFY2(metrics.horizontalAdvance(line) <= narrow, qPrintable(line));
+        QVERIFY(lines.last().contains(QStringLiteral("mns256")));
+        QCOMPARE(wrapTitle(title, metrics, 100000), QStringList { title }); // fits: one line
+        // One piece wider than the space is elided in the middle, never dropped.
+        const QStringList tiny = wrapTitle(title, metrics, metrics.horizontalAdvance(QStringLiteral("mns128 vs")));
+        QVERIFY(tiny.size() >= 4);
+        QVERIFY(tiny.join(u' ').contains(QStringLiteral("mns32")));
+    }
+
+    void firstWindowFitsTheScreen_data()
+    {
+        QTest::addColumn<QRect>("available");
+        QTest::newRow("1280x800 laptop") << QRect(0, 0, 1280, 800);
+        QTest::newRow("1920x1080 desktop, panel") << QRect(0, 27, 1920, 1053);
+        QTest::newRow("2560x1440") << QRect(0, 0, 2560, 1440);
+    }
+    void firstWindowFitsTheScreen()
+    {
+        QFETCH(QRect, available);
+        const QSize size = firstWindowSize(available);
+        QVERIFY(size.width() <= available.width() && size.height() <= available.height());
+        // Most of a laptop or desktop screen, not the old ~1066x666 default.
+        if (available.width() <= 1920) {
+            QVERIFY(size.width() >= available.width() * 0.85);
+            QVERIFY(size.height() >= available.height() * 0.85);
+        }
+        const int editor = firstEditorWidth(size.width(), 380);
+        QVERIFY(editor >= 460 && editor <= size.width() * 2 / 5);
     }
 };
 

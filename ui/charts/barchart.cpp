@@ -1,5 +1,7 @@
 #include "charts/barchart.h"
 
+#include "charts/titlewrap.h"
+
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
@@ -7,6 +9,7 @@
 #include <QtCharts/QChartView>
 #include <QtCharts/QValueAxis>
 
+#include <QFontMetrics>
 #include <QGraphicsScene>
 #include <QPainter>
 #include <QVBoxLayout>
@@ -69,21 +72,41 @@ void BarChart::setData(
     m_chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
-    m_chart->setTitle(title);
     QFont titleFont = font();
     titleFont.setBold(true);
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.2);
     m_chart->setTitleFont(titleFont);
+    m_fullTitle = title;
+    showWrappedTitle();
 }
 
 QString BarChart::title() const
 {
-    return m_chart->title();
+    return m_fullTitle;
 }
 
 void BarChart::setExportTitle(const QString& title)
 {
-    m_chart->setTitle(title);
+    m_fullTitle = title;
+    showWrappedTitle();
+}
+
+void BarChart::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    showWrappedTitle();
+}
+
+void BarChart::showWrappedTitle()
+{
+    // Qt Charts elides a title that does not fit; breaking it at its separators keeps every configuration name.
+    // The widget's own width: a hidden page's chart view learns its size only later.
+    const int width = std::max(120, this->width() - 48);
+    QStringList lines = wrapTitle(m_fullTitle, QFontMetrics(m_chart->titleFont()), width);
+    for (QString& line : lines)
+        line = line.toHtmlEscaped();
+    m_chart->setTitle(lines.join(QStringLiteral("<br>")));
+    m_view->setToolTip(m_fullTitle);
 }
 
 void BarChart::renderTo(QPaintDevice* device, const QSize& size)
@@ -98,6 +121,7 @@ void BarChart::renderTo(QPaintDevice* device, const QSize& size)
             bars->setLabelColor(QColor(30, 30, 30));
         }
     }
+    m_chart->setTitle(m_fullTitle); // exports: the one-line title, as before
     m_chart->resize(size);
     QPainter painter(device);
     painter.setRenderHint(QPainter::Antialiasing);
@@ -107,6 +131,7 @@ void BarChart::renderTo(QPaintDevice* device, const QSize& size)
     m_chart->resize(old);
     if (theme != QChart::ChartThemeLight)
         m_chart->setTheme(theme);
+    showWrappedTitle();
 }
 
 } // namespace ks

@@ -35,10 +35,18 @@ public:
     void renderTo(QPaintDevice* device, const QSize& size) override;
     void setExportTitle(const QString& title) override;
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    /// On screen the title wraps to the view's width (tooltip: the full title);
+    /// exports keep the one-line title.
+    void showWrappedTitle();
+
     QChartView* m_view;
     QChart* m_chart;
     QVector<Set> m_sets;
+    QString m_fullTitle;
 };
 
 } // namespace ks

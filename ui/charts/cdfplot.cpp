@@ -1,5 +1,7 @@
 #include "charts/cdfplot.h"
 
+#include "charts/titlewrap.h"
+
 #include <qcustomplot.h>
 
 #include <QVBoxLayout>
@@ -29,7 +31,8 @@ CdfPlot::CdfPlot(QWidget* parent)
 void CdfPlot::clear(const QString& title, const QString& xLabel)
 {
     m_plot->clearGraphs();
-    m_title->setText(title);
+    m_fullTitle = title;
+    showWrappedTitle();
     m_plot->xAxis->setLabel(xLabel);
 }
 
@@ -69,14 +72,32 @@ int CdfPlot::curveCount() const
 
 void CdfPlot::setExportTitle(const QString& title)
 {
-    m_title->setText(title);
+    m_fullTitle = title;
+    showWrappedTitle();
+}
+
+void CdfPlot::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    showWrappedTitle();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CdfPlot::showWrappedTitle()
+{
+    const int width = std::max(120, this->width() - 32);
+    m_title->setText(wrapTitle(m_fullTitle, QFontMetrics(m_title->font()), width).join(QLatin1Char('\n')));
+    m_plot->setToolTip(m_fullTitle);
 }
 
 void CdfPlot::renderTo(QPaintDevice* device, const QSize& size)
 {
+    m_title->setText(m_fullTitle); // exports: the one-line title, as before
     QCPPainter painter(device);
     painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
     m_plot->toPainter(&painter, size.width(), size.height());
+    painter.end();
+    showWrappedTitle();
 }
 
 } // namespace ks

@@ -28,9 +28,16 @@ public:
     void renderTo(QPaintDevice* device, const QSize& size) override;
     void setExportTitle(const QString& title) override;
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    /// On screen the title wraps to the plot's width (tooltip: the full title); exports keep one line.
+    void showWrappedTitle();
+
     QCustomPlot* m_plot;
     QCPTextElement* m_title;
+    QString m_fullTitle;
 };
 
 } // namespace ks
