@@ -5,9 +5,9 @@
 #include "armexecution.h"
 #include "metricsendpoint.h"
 #include "run/experimentrunner.h"
+#include "run/servercommandcheck.h"
 #include "runextras.h"
 #include "startbarrier.h"
-#include "run/servercommandcheck.h"
 #include "util/unixsignals.h"
 
 #include <QSysInfo>

@@ -73,10 +73,9 @@ int main(int argc, char** argv)
     // (.jsonl or 'open FILE'), or only its own options (--run, --shot, ...).
     // Anything else is a subcommand, and an unknown one is a usage error.
     const QString first = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QString();
-    static const QStringList commands
-        = { QStringLiteral("run"), QStringLiteral("report"), QStringLiteral("compare"), QStringLiteral("drift"),
-              QStringLiteral("calibrate"), QStringLiteral("export"), QStringLiteral("open"), QStringLiteral("merge"),
-              QStringLiteral("import") };
+    static const QStringList commands = { QStringLiteral("run"), QStringLiteral("report"), QStringLiteral("compare"),
+        QStringLiteral("drift"), QStringLiteral("calibrate"), QStringLiteral("export"), QStringLiteral("open"),
+        QStringLiteral("merge"), QStringLiteral("import") };
     const bool cliFlag
         = first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("--version");
     if (first.isEmpty() || (first.startsWith(QLatin1Char('-')) && !cliFlag))

@@ -38,8 +38,7 @@ nlohmann::json adHocSpec(const ks::LoadSpec& s, const ks::Slo& slo, const nlohma
         { "configs",
             nlohmann::json::array({ { { "label", s.runLabel.toStdString() }, { "model", s.model.toStdString() },
                 { "knobs", nlohmann::json::object() } } }) },
-        { "arms", nlohmann::json::array({ arm }) },
-        { "prompts", prompts },
+        { "arms", nlohmann::json::array({ arm }) }, { "prompts", prompts },
         { "client",
             { { "request_timeout_s", s.requestTimeoutS }, { "stall_timeout_s", s.stallTimeoutS },
                 { "threads", s.workerThreads }, { "preconnect", s.preconnect } } } };

@@ -288,8 +288,7 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                     continue; // no values on one side
                 // Intervals need both runs' requests; a summary-only import has none, so its
                 // ratios come without intervals.
-                const bool intervals
-                    = withIntervals && !series[m].values.empty() && !baseSeries[m].values.empty();
+                const bool intervals = withIntervals && !series[m].values.empty() && !baseSeries[m].values.empty();
                 BootstrapIntervals bootstrap;
                 if (intervals)
                     bootstrap = bootstrapIntervals(

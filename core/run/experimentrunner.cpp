@@ -5,8 +5,8 @@
 #include "store/recordjson.h"
 #include "store/runline.h"
 #include "util/redact.h"
-#include "workload/workload.h"
 #include "util/wallclock.h"
+#include "workload/workload.h"
 
 #include <QDateTime>
 #include <QFileInfo>
