@@ -94,7 +94,7 @@ std::optional<PlannedStep> ArmPlan::next()
     // Every run of the arm gets prompts of its own: the same prompts again would
     // hit the server's prefix cache and make later steps and repeats look faster.
     step.load.seed += quint64(m_step) * quint64(m_arm.repeats) + quint64(m_repeat - 1);
-    if (!m_spec.adHoc) // an ad-hoc run (one plain arm) is named by its --label alone
+    if (m_arm.sweep || m_repeat > 1) // a plain run keeps loadSpec()'s name
         step.load.runLabel = m_config.label + QLatin1Char('/') + step.armName
             + (m_repeat > 1 ? QStringLiteral("#%1").arg(m_repeat) : QString());
     if (m_arm.sweep)
