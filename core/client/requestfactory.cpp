@@ -1,6 +1,6 @@
 #include "client/requestfactory.h"
 
-#include "client/connectionlimits.h"
+#include "client/httpconnection.h"
 
 #include <nlohmann/json.hpp>
 
@@ -43,6 +43,17 @@ RequestFactory::RequestFactory(const LoadSpec& spec, QByteArray apiKey)
     const qsizetype at = text.indexOf(QByteArray::fromStdString(marker));
     m_bodyHead = text.left(at);
     m_bodyTail = text.mid(at + qsizetype(marker.size()));
+
+    // Identity encoding: a compressed stream would arrive in bursts. HTTP/1.1
+    // only: HTTP/2 would multiplex every stream onto one connection.
+    m_headerLines = "Content-Type: application/json\r\nAccept: text/event-stream\r\nAccept-Encoding: identity\r\n"
+                    "User-Agent: "
+        + userAgent() + "\r\n";
+    m_apiKey = m_apiKey.trimmed(); // a key read from a file often ends in a newline
+    if (std::any_of(m_apiKey.begin(), m_apiKey.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+        m_apiKey.clear(); // it would break the request's head; the server's 401 then says so
+    if (!m_apiKey.isEmpty())
+        m_headerLines += "Authorization: Bearer " + m_apiKey + "\r\n";
 
     if (!m_spec.probes && !m_spec.plainPrompts())
         m_workload = std::make_shared<const Workload>(m_spec);
@@ -116,23 +127,30 @@ QByteArray RequestFactory::body(const PromptTurn& turn) const
     return QByteArray::fromStdString(b.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
-QNetworkRequest RequestFactory::networkRequest(qint64 index) const
+QByteArray RequestFactory::httpRequest(qint64 index, const QByteArray& body) const
 {
-    QNetworkRequest request(m_url);
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    request.setRawHeader("Accept", "text/event-stream");
-    // QNAM asks for compressed bodies by default; a compressed stream arrives in bursts.
-    request.setRawHeader("Accept-Encoding", "identity");
-    request.setRawHeader("User-Agent", userAgent());
-    request.setRawHeader("X-Request-Id", m_spec.runLabel.toUtf8() + '/' + QByteArray::number(index));
+    QByteArray label = m_spec.runLabel.toUtf8();
+    for (char& c : label)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            c = '_'; // a control character would end the header line early
+    QByteArray lines = m_headerLines;
+    lines += "X-Request-Id: " + label + '/' + QByteArray::number(index) + "\r\n";
+    return HttpConnection::requestHead("POST", m_url, lines, body.size()) + body;
+}
+
+qint64 RequestFactory::stallTimeoutUs() const
+{
+    // Saturated: a huge --stall-timeout means "never", not an overflow.
+    constexpr double kLongestUs = 1e17;
+    return qint64(std::clamp(m_spec.stallTimeoutS * 1e6, 1.0, kLongestUs));
+}
+
+QByteArray RequestFactory::modelsRequest() const
+{
+    QByteArray lines = "User-Agent: " + userAgent() + "\r\n";
     if (!m_apiKey.isEmpty())
-        request.setRawHeader("Authorization", "Bearer " + m_apiKey);
-    // HTTP/2 would multiplex every stream onto one connection: an explicit choice, off here.
-    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
-    // In milliseconds as an int: longer than about 24.8 days is clamped, never wrapped.
-    request.setTransferTimeout(int(std::clamp(m_spec.stallTimeoutS * 1000.0, 1.0, double(INT_MAX))));
-    applyConnectionLimit(request);
-    return request;
+        lines += "Authorization: Bearer " + m_apiKey + "\r\n";
+    return HttpConnection::requestHead("GET", m_modelsUrl, lines, 0);
 }
 
 } // namespace ks

@@ -4,7 +4,7 @@
 #include "workload/workload.h"
 
 #include <QByteArray>
-#include <QNetworkRequest>
+#include <QUrl>
 
 #include <memory>
 #include <vector>
@@ -17,7 +17,13 @@ class RequestFactory {
 public:
     RequestFactory(const LoadSpec& spec, QByteArray apiKey);
 
-    QNetworkRequest networkRequest(qint64 index) const;
+    /// The whole HTTP/1.1 request `index` with this body: head and body, ready to write.
+    QByteArray httpRequest(qint64 index, const QByteArray& body) const;
+    /// GET /v1/models, the request that opens a connection before t0.
+    QByteArray modelsRequest() const;
+    QUrl url() const { return m_url; }
+    /// How long a stream may go without a byte before it counts as stalled.
+    qint64 stallTimeoutUs() const;
     QByteArray body(qint64 index) const;
     /// Set unless the spec asks for plain synthetic prompts (LoadSpec::plainPrompts).
     const Workload* workload() const { return m_workload.get(); }
@@ -42,6 +48,7 @@ private:
     QUrl m_modelsUrl;
     QByteArray m_bodyHead; ///< everything before the prompt
     QByteArray m_bodyTail; ///< everything after it
+    QByteArray m_headerLines; ///< the request's fixed header lines
     std::vector<QByteArray> m_probeBodies;
     std::shared_ptr<const Workload> m_workload;
 };

@@ -1,16 +1,14 @@
 #include "client/streamworker.h"
 
-#include "client/connectionlimits.h"
+#include "client/httpconnection.h"
 
-#include <QCoreApplication>
 #include <QLoggingCategory>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QThread>
 
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <utility>
 
 Q_LOGGING_CATEGORY(lcWorker, "ks.core.client")
 
@@ -26,6 +24,9 @@ constexpr qint64 kSpinUs = 1500;
 // if shorter) is given up; the hard deadline also covers a server that trickles.
 constexpr int kPreconnectStallMs = 10000;
 constexpr int kPreconnectDeadlineFactor = 3;
+// Rate mode has no slot count: this many connections are opened before t0, and
+// more are opened when more requests are in flight at once.
+constexpr int kRateModeConnections = 6;
 } // namespace
 
 qint64 monotonicUs()
@@ -50,61 +51,65 @@ StreamWorker::StreamWorker(std::shared_ptr<SharedLoadState> state, int index, in
 
 StreamWorker::~StreamWorker() = default;
 
-QNetworkAccessManager* StreamWorker::pickManager()
+HttpConnection* StreamWorker::newConnection()
 {
-    for (QNetworkAccessManager* nam : m_managers) {
-        if (m_active.value(nam) < kStreamsPerManager)
-            return nam;
-    }
-    auto* nam = new QNetworkAccessManager(this);
-    nam->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
-    if (!m_state->factory.spec().verifyTls)
-        connect(nam, &QNetworkAccessManager::sslErrors, this,
-            [](QNetworkReply* r, const QList<QSslError>&) { r->ignoreSslErrors(); });
-    m_managers.push_back(nam);
-    m_managersWithoutThread.push_back(nam);
-    return nam;
+    auto* connection = new HttpConnection(m_state->factory.url(), m_state->factory.spec().verifyTls, this);
+    connection->setCallbacks({
+        .written =
+            [this, connection] {
+                const auto it = m_inFlight.find(connection);
+                if (it != m_inFlight.end())
+                    it->second.accumulator->onRequestWritten(nowUs());
+            },
+        .head =
+            [this, connection](int status) {
+                if (const auto pre = m_preconnects.find(connection); pre != m_preconnects.end()) {
+                    pre->second.status = status;
+                    return;
+                }
+                const auto it = m_inFlight.find(connection);
+                if (it != m_inFlight.end())
+                    it->second.accumulator->onStatus(status);
+            },
+        .body =
+            [this, connection](const char* data, qsizetype size) {
+                const auto it = m_inFlight.find(connection);
+                if (it == m_inFlight.end())
+                    return; // a warm-up response: only that it came matters
+                // One timestamp per read, taken as it is read. The bytes are parsed once
+                // every socket that was ready has been read: in a burst (a batch's token
+                // for every stream at once) the last stream read would otherwise be
+                // stamped after the parsing of all the others.
+                InFlight& flight = it->second;
+                flight.lastActivityUs = monotonicUs();
+                if (flight.unread.empty())
+                    m_toParse.push_back(connection);
+                flight.unread.emplace_back(QByteArray(data, size), nowUs());
+                if (!m_parseQueued) {
+                    m_parseQueued = true;
+                    QMetaObject::invokeMethod(this, &StreamWorker::parseReads, Qt::QueuedConnection);
+                }
+            },
+        .finished =
+            [this, connection](const QString& error) {
+                if (const auto pre = m_preconnects.find(connection); pre != m_preconnects.end()) {
+                    onPreconnected(connection, pre->second.status, error);
+                    return;
+                }
+                onFinished(connection, error);
+            },
+    });
+    m_connections.push_back(connection);
+    return connection;
 }
 
-std::vector<ThreadId> StreamWorker::threadsBeforeFirstUse(QNetworkAccessManager* nam) const
+HttpConnection* StreamWorker::pickConnection()
 {
-    const auto& pending = m_managersWithoutThread;
-    if (std::find(pending.begin(), pending.end(), nam) == pending.end())
-        return {};
-    return processThreadIds();
-}
-
-void StreamWorker::noteNewThreads(QNetworkAccessManager* nam, QNetworkReply* reply, const std::vector<ThreadId>& before)
-{
-    if (before.empty())
-        return;
-    // Qt starts a QNAM's HTTP thread when its first request starts: at once for a GET,
-    // from a queued call for a POST. Delivering that call here makes the new thread
-    // appear inside this short window, so it is attributed to the load by its id and
-    // not by a name that every QNAM's thread shares (the metrics scraper's too).
-    QCoreApplication::sendPostedEvents(reply, QEvent::MetaCall);
-    std::vector<ThreadId> fresh;
-    const std::vector<ThreadId> after = processThreadIds();
-    std::set_difference(after.begin(), after.end(), before.begin(), before.end(), std::back_inserter(fresh));
-    for (ThreadId tid : fresh) {
-        if (std::find(m_threads.begin(), m_threads.end(), tid) == m_threads.end())
-            m_threads.push_back(tid);
+    for (HttpConnection* connection : m_connections) {
+        if (!connection->busy())
+            return connection;
     }
-    if (!fresh.empty())
-        std::erase(m_managersWithoutThread, nam);
-}
-
-std::vector<std::pair<ThreadId, double>> StreamWorker::loadThreadCpu() const
-{
-    std::vector<std::pair<ThreadId, double>> out;
-    for (ThreadId tid : m_threads) {
-        const double now = threadCpuSeconds(tid);
-        if (now < 0)
-            continue;
-        const auto it = m_cpuAtStart.find(tid);
-        out.emplace_back(tid, now - (it == m_cpuAtStart.end() ? 0.0 : it->second));
-    }
-    return out;
+    return newConnection();
 }
 
 void StreamWorker::prepare()
@@ -120,68 +125,52 @@ void StreamWorker::prepare()
     m_lagProbe.setInterval(kLagProbeMs);
     connect(&m_lagProbe, &QTimer::timeout, this, [this] {
         const qint64 now = monotonicUs();
-        m_stats.loopLagMs.push_back(double(std::max<qint64>(0, now - m_lagExpectedUs)) / 1000.0);
+        m_stats.loopLagMs.add(double(std::max<qint64>(0, now - m_lagExpectedUs)) / 1000.0);
         m_lagExpectedUs = now + kLagProbeMs * 1000;
     });
 
-    if (const ThreadId self = currentThreadId(); self > 0)
-        m_threads.push_back(self);
-    const int connections = m_slots > 0 ? m_slots : kStreamsPerManager;
+    m_thread = currentThreadId();
+    const int connections = m_slots > 0 ? m_slots : kRateModeConnections;
+    for (int i = 0; i < connections; ++i)
+        newConnection();
     if (!m_state->factory.spec().preconnect) {
         emit prepared();
         return;
     }
-    // One GET /v1/models per connection slot, all at once, so each QNAM opens its
-    // connections now and TTFT never includes a TCP (or TLS) handshake. A server that
-    // accepts and never answers must not hang the arm before t0: each warm-up has a
-    // stall timeout and all of them a deadline, and the arm starts anyway. The arm's
-    // own requests then meet the same server and record what happens to them.
+    // One GET /v1/models per connection, all at once, so each connection is open
+    // before t0 and TTFT never includes a TCP (or TLS) handshake. A server that
+    // accepts and never answers must not hang the arm before t0: the warm-ups have
+    // a deadline, and the arm starts anyway. The arm's own requests then meet the
+    // same server and record what happens to them.
     const int stallMs = int(std::min<double>(kPreconnectStallMs, m_state->factory.spec().stallTimeoutS * 1000));
     m_preconnectDeadline.setSingleShot(true);
     connect(&m_preconnectDeadline, &QTimer::timeout, this, &StreamWorker::abortPreconnects);
-    const QUrl url = m_state->factory.modelsUrl();
-    for (int i = 0; i < connections; ++i) {
-        QNetworkAccessManager* nam = pickManager();
-        ++m_active[nam];
-        QNetworkRequest request(url);
-        request.setRawHeader("User-Agent", RequestFactory::userAgent());
-        request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
-        request.setTransferTimeout(std::max(1, stallMs));
-        applyConnectionLimit(request);
-        const std::vector<ThreadId> before = threadsBeforeFirstUse(nam);
-        const qint64 started = monotonicUs();
-        QNetworkReply* reply = nam->get(request);
-        m_preconnects.push_back(reply);
-        connect(reply, &QNetworkReply::finished, this,
-            [this, reply, nam, started] { onPreconnected(reply, nam, started); });
-        noteNewThreads(nam, reply, before);
+    const QByteArray request = m_state->factory.modelsRequest();
+    for (HttpConnection* connection : m_connections) {
+        m_preconnects[connection] = { monotonicUs(), 0 };
+        connection->send(request);
     }
-    if (!m_preconnects.empty())
-        m_preconnectDeadline.start(std::max(1, stallMs) * kPreconnectDeadlineFactor);
+    m_preconnectDeadline.start(std::max(1, stallMs) * kPreconnectDeadlineFactor);
 }
 
-void StreamWorker::onPreconnected(QNetworkReply* reply, QNetworkAccessManager* nam, qint64 startedUs)
+void StreamWorker::onPreconnected(HttpConnection* connection, int status, const QString& error)
 {
-    const auto it = std::find(m_preconnects.begin(), m_preconnects.end(), reply);
+    const auto it = m_preconnects.find(connection);
     if (it == m_preconnects.end())
         return;
+    const qint64 startedUs = it->second.startedUs;
     m_preconnects.erase(it);
-    --m_active[nam];
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (status == 0) {
         // No HTTP response at all. Any status, even 404 from a server without
         // /v1/models, means the connection is open, which is all this was for.
         if (m_stats.connectFailures++ == 0) {
-            m_stats.connectError = reply->error() == QNetworkReply::OperationCanceledError
-                ? QStringLiteral("GET %1: no response in time").arg(reply->url().path())
-                : QStringLiteral("GET %1: %2").arg(reply->url().path(), reply->errorString());
+            m_stats.connectError = QStringLiteral("GET %1: %2").arg(m_state->factory.modelsUrl().path(), error);
             qCWarning(lcWorker, "pre-connect: %s; the arm starts without a warm connection",
                 qPrintable(m_stats.connectError));
         }
     } else {
         m_stats.connectMs.push_back(double(monotonicUs() - startedUs) / 1000.0);
     }
-    reply->deleteLater();
     if (m_preconnects.empty()) {
         m_preconnectDeadline.stop();
         emit prepared();
@@ -190,17 +179,19 @@ void StreamWorker::onPreconnected(QNetworkReply* reply, QNetworkAccessManager* n
 
 void StreamWorker::abortPreconnects()
 {
-    // abort() finishes a reply synchronously, which edits the list.
-    const std::vector<QNetworkReply*> running = m_preconnects;
-    for (QNetworkReply* reply : running)
-        reply->abort();
+    std::vector<HttpConnection*> running;
+    for (const auto& [connection, pre] : m_preconnects)
+        running.push_back(connection);
+    for (HttpConnection* connection : running) {
+        connection->abort();
+        onPreconnected(connection, 0, QStringLiteral("no response in time"));
+    }
 }
 
 void StreamWorker::start()
 {
     m_sending = true;
-    for (ThreadId tid : m_threads)
-        m_cpuAtStart[tid] = threadCpuSeconds(tid);
+    m_cpuAtStart = threadCpuSeconds(m_thread);
     m_flushTimer.start();
     m_sweepTimer.start();
     m_lagExpectedUs = monotonicUs() + kLagProbeMs * 1000;
@@ -299,101 +290,59 @@ void StreamWorker::send(qint64 index, qint64 tSchedUs, std::shared_ptr<Session> 
         body = factory.body(index);
     }
 
-    QNetworkAccessManager* nam = pickManager();
-    ++m_active[nam];
-    const QNetworkRequest request = factory.networkRequest(index);
-    const std::vector<ThreadId> before = threadsBeforeFirstUse(nam);
+    const QByteArray request = factory.httpRequest(index, body);
+    HttpConnection* connection = pickConnection();
     record.tSendUs = nowUs();
-    QNetworkReply* reply = nam->post(request, body);
     InFlight flight;
     flight.accumulator = std::make_unique<StreamAccumulator>(spec.api, std::move(record));
     // A session's next turn carries this reply, so its text is kept until then.
     flight.accumulator->keepText(probe != nullptr || session != nullptr);
     flight.session = std::move(session);
-    flight.nam = nam;
-    flight.deadlineUs = monotonicUs() + qint64(spec.requestTimeoutS * 1e6);
-    m_inFlight.emplace(reply, std::move(flight));
-    connect(reply, &QNetworkReply::metaDataChanged, this, [this, reply] {
-        const auto it = m_inFlight.find(reply);
-        if (it != m_inFlight.end())
-            it->second.accumulator->onStatus(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt());
-    });
-    connect(reply, &QNetworkReply::requestSent, this, [this, reply] {
-        std::erase(m_awaitingUpload, reply);
-        const auto it = m_inFlight.find(reply);
-        if (it != m_inFlight.end())
-            it->second.accumulator->onRequestWritten(nowUs());
-    });
-    connect(reply, &QNetworkReply::readyRead, this, [this, reply] { onReadyRead(reply); });
-    connect(reply, &QNetworkReply::finished, this, [this, reply] { onFinished(reply); });
-    noteNewThreads(nam, reply, before);
-    // Qt starts a POST from a call queued on the reply, behind every read already
-    // queued on this thread (a burst of 128 streams' tokens): deliver it now.
-    m_awaitingUpload.push_back(reply);
-    QCoreApplication::sendPostedEvents(reply, QEvent::MetaCall);
+    flight.lastActivityUs = monotonicUs();
+    flight.deadlineUs = flight.lastActivityUs + qint64(std::min(spec.requestTimeoutS, 1e11) * 1e6);
+    m_inFlight.emplace(connection, std::move(flight));
+    connection->send(request);
 }
 
-void StreamWorker::serveUploads()
+void StreamWorker::parseReads()
 {
-    // A POST body does not go to QNAM's HTTP thread with the request: that thread
-    // asks this one for it (wantData) and waits for the answer (haveUploadData),
-    // both queued calls. Under a burst this thread's queue holds hundreds of reads,
-    // and the request would wait behind all of them before reaching the wire.
-    // So before each read, answer the requests that are waiting for their body.
-    // A reply with nothing posted costs one check.
-    if (m_awaitingUpload.empty() || m_servingUploads)
-        return;
-    m_servingUploads = true;
-    const std::vector<QNetworkReply*> waiting = m_awaitingUpload; // the handlers edit the list
-    for (QNetworkReply* reply : waiting)
-        QCoreApplication::sendPostedEvents(reply, QEvent::MetaCall);
-    m_servingUploads = false;
+    m_parseQueued = false;
+    for (HttpConnection* connection : std::exchange(m_toParse, {})) {
+        const auto it = m_inFlight.find(connection);
+        if (it != m_inFlight.end())
+            parseUnread(it->second);
+    }
 }
 
-void StreamWorker::onReadyRead(QNetworkReply* reply)
+void StreamWorker::parseUnread(InFlight& flight)
 {
-    const qint64 now = nowUs(); // one timestamp per read, taken before any parsing
-    serveUploads();
-    const auto it = m_inFlight.find(reply);
-    if (it == m_inFlight.end())
-        return;
-    const QByteArray bytes = reply->readAll();
-    it->second.accumulator->onBytes(bytes, now);
+    for (const auto& [bytes, readUs] : flight.unread)
+        flight.accumulator->onBytes(bytes, readUs);
+    flight.unread.clear();
 }
 
-void StreamWorker::onFinished(QNetworkReply* reply)
+void StreamWorker::onFinished(HttpConnection* connection, const QString& transportError)
 {
     const qint64 now = nowUs();
-    serveUploads();
-    auto it = m_inFlight.find(reply);
+    auto it = m_inFlight.find(connection);
     if (it == m_inFlight.end())
         return;
     InFlight flight = std::move(it->second);
     m_inFlight.erase(it);
-    std::erase(m_awaitingUpload, reply);
-    if (reply->bytesAvailable() > 0)
-        flight.accumulator->onBytes(reply->readAll(), now);
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    flight.accumulator->onStatus(status);
+    parseUnread(flight);
 
     QString reason;
     QString detail;
-    const QNetworkReply::NetworkError error = reply->error();
     if (!flight.abortReason.isEmpty()) {
         reason = flight.abortReason;
-    } else if (error == QNetworkReply::OperationCanceledError) {
-        // setTransferTimeout() reports a stalled transfer as a cancel.
-        reason = ErrorReason::kStalled;
-        detail = QStringLiteral("no bytes for %1 s").arg(m_state->factory.spec().stallTimeoutS);
-    } else if (const bool httpError = status != 0 && (status < 200 || status >= 300);
-               error != QNetworkReply::NoError && !httpError) {
-        // No response at all, or a 2xx stream cut short: the connection failed.
+        detail = flight.abortDetail;
+    } else if (!transportError.isEmpty()) {
+        // No response at all, or a stream cut short: the connection failed. An
+        // HTTP error status says more than how its body ended, so it wins (finish()).
         reason = ErrorReason::kTransport;
-        detail = reply->errorString();
+        detail = transportError;
     }
     RequestRecord record = flight.accumulator->finish(now, reason, detail);
-    --m_active[flight.nam];
-    reply->deleteLater();
     std::shared_ptr<Session> session = std::move(flight.session);
     if (session) {
         // A failed turn ends its session: there is no reply to carry into the next one.
@@ -413,31 +362,45 @@ void StreamWorker::onFinished(QNetworkReply* reply)
     checkDone();
 }
 
+void StreamWorker::endExchange(HttpConnection* connection, const QString& reason, const QString& detail)
+{
+    const auto it = m_inFlight.find(connection);
+    if (it == m_inFlight.end())
+        return;
+    connection->abort();
+    it->second.abortReason = reason;
+    it->second.abortDetail = detail;
+    onFinished(connection, {});
+}
+
 void StreamWorker::sweepTimeouts()
 {
     const qint64 now = monotonicUs();
-    std::vector<QNetworkReply*> expired;
-    for (auto& [reply, flight] : m_inFlight) {
-        if (now >= flight.deadlineUs && flight.abortReason.isEmpty()) {
-            flight.abortReason = ErrorReason::kTimeout;
-            expired.push_back(reply);
-        }
+    const qint64 stallUs = m_state->factory.stallTimeoutUs();
+    std::vector<std::pair<HttpConnection*, QString>> expired;
+    for (auto& [connection, flight] : m_inFlight) {
+        if (now >= flight.deadlineUs)
+            expired.push_back({ connection, ErrorReason::kTimeout });
+        else if (now - flight.lastActivityUs >= stallUs)
+            expired.push_back({ connection, ErrorReason::kStalled });
     }
-    for (QNetworkReply* reply : expired)
-        reply->abort();
+    for (const auto& [connection, reason] : expired) {
+        const QString detail = reason == ErrorReason::kStalled
+            ? QStringLiteral("no bytes for %1 s").arg(m_state->factory.spec().stallTimeoutS)
+            : QString();
+        endExchange(connection, reason, detail);
+    }
 }
 
 void StreamWorker::stop()
 {
     m_sending = false;
     m_arrivalTimer.stop();
-    std::vector<QNetworkReply*> running;
-    for (auto& [reply, flight] : m_inFlight) {
-        flight.abortReason = ErrorReason::kCancelled;
-        running.push_back(reply);
-    }
-    for (QNetworkReply* reply : running)
-        reply->abort();
+    std::vector<HttpConnection*> running;
+    for (const auto& [connection, flight] : m_inFlight)
+        running.push_back(connection);
+    for (HttpConnection* connection : running)
+        endExchange(connection, ErrorReason::kCancelled, {});
     m_openSlots = 0;
     checkDone();
 }
@@ -460,7 +423,8 @@ void StreamWorker::checkDone()
     m_flushTimer.stop();
     m_sweepTimer.stop();
     m_lagProbe.stop();
-    m_stats.threadCpuS = loadThreadCpu();
+    if (m_thread > 0)
+        m_stats.threadCpuS = { { m_thread, threadCpuSeconds(m_thread) - m_cpuAtStart } };
     flushRecords();
     emit finished(m_stats);
 }

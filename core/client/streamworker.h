@@ -3,8 +3,8 @@
 #include "client/sharedloadstate.h"
 #include "client/streamaccumulator.h"
 #include "client/threadcpu.h"
+#include "metrics/loghistogram.h"
 
-#include <QHash>
 #include <QObject>
 #include <QTimer>
 #include <QVector>
@@ -12,28 +12,28 @@
 #include <memory>
 #include <unordered_map>
 
-class QNetworkAccessManager;
-class QNetworkReply;
-
 namespace ks {
 
+class HttpConnection;
+
 struct WorkerStats {
-    std::vector<double> loopLagMs; ///< event-loop lateness samples
+    /// Event-loop lateness, one sample per 10 ms: bounded (64 KiB) however long the
+    /// arm, since a vector of samples was the whole of a 10-minute soak's growth.
+    LogHistogram loopLagMs;
     std::vector<double> connectMs; ///< warm-up request times, one per pre-opened connection
     int connectFailures = 0; ///< warm-up requests that got no response (timed out or failed)
     QString connectError; ///< why the first of them failed
-    /// CPU (user + system) of this worker's thread and of the QNAM HTTP threads it
-    /// saw start, per thread id, from start() to the end of its part of the arm, in
-    /// seconds. Workers that prepare at the same time can see each other's threads
-    /// start, so the runner merges these by id. Other threads of the process (a
-    /// dashboard's drawing, the next arm's bootstrap) are never in it.
+    /// CPU (user + system) of this worker's thread, which does all of its streams'
+    /// network work, per thread id, from start() to the end of its part of the arm,
+    /// in seconds. Other threads of the process (a dashboard's drawing, the next
+    /// arm's bootstrap) are never in it.
     std::vector<std::pair<ThreadId, double>> threadCpuS;
 };
 
-/// Sends and measures requests in one worker thread. Qt 6.4 opens at most 6
-/// HTTP/1.1 connections per host and QNetworkAccessManager, so a worker keeps
-/// one QNAM per 6 concurrent streams (DESIGN.md section 10). Created objects
-/// live in the worker thread: QNAMs are made in prepare(), not the constructor.
+/// Sends and measures requests in one worker thread, one keep-alive connection
+/// per concurrent stream (HttpConnection: the request is written and its stream
+/// read on this thread, with no hop to another). Connections are made in
+/// prepare(), not the constructor, so they live in the worker thread.
 class StreamWorker : public QObject {
     Q_OBJECT
 public:
@@ -63,27 +63,29 @@ private:
     struct InFlight {
         std::unique_ptr<StreamAccumulator> accumulator;
         std::shared_ptr<Session> session;
-        QNetworkAccessManager* nam = nullptr;
         qint64 deadlineUs = 0;
+        qint64 lastActivityUs = 0; ///< the send or the last byte read, for the stall timeout
         QString abortReason;
+        QString abortDetail;
+        std::vector<std::pair<QByteArray, qint64>> unread; ///< bytes read, with when, not parsed yet
     };
 
-    QNetworkAccessManager* pickManager();
-    void onPreconnected(QNetworkReply* reply, QNetworkAccessManager* nam, qint64 startedUs);
+    /// An idle connection, or a new one.
+    HttpConnection* pickConnection();
+    HttpConnection* newConnection();
+    void onPreconnected(HttpConnection* connection, int status, const QString& error);
     void abortPreconnects();
-    /// The process's threads now if `nam` has no known HTTP thread yet, else empty.
-    std::vector<ThreadId> threadsBeforeFirstUse(QNetworkAccessManager* nam) const;
-    /// Records the thread(s) that `nam`'s first request `reply` started.
-    void noteNewThreads(QNetworkAccessManager* nam, QNetworkReply* reply, const std::vector<ThreadId>& before);
-    std::vector<std::pair<ThreadId, double>> loadThreadCpu() const;
     void launchClosedLoop();
     /// Sends the session's current turn on its slot, or frees the slot when the load is done.
     void launchTurn(std::shared_ptr<Session> session);
     void scheduleNextArrival();
     void send(qint64 index, qint64 tSchedUs, std::shared_ptr<Session> session = nullptr);
-    void serveUploads();
-    void onReadyRead(QNetworkReply* reply);
-    void onFinished(QNetworkReply* reply);
+    void onFinished(HttpConnection* connection, const QString& transportError);
+    /// Parses what was read since the last pass, each read with its own timestamp.
+    void parseReads();
+    void parseUnread(InFlight& flight);
+    /// Ends an exchange that the client gives up on (timeout, stall, stop) as a record.
+    void endExchange(HttpConnection* connection, const QString& reason, const QString& detail);
     void sweepTimeouts();
     void flushRecords();
     void checkDone();
@@ -93,15 +95,17 @@ private:
     int m_index;
     int m_workerCount;
     int m_slots;
-    std::vector<QNetworkAccessManager*> m_managers;
-    std::vector<QNetworkAccessManager*> m_managersWithoutThread; ///< HTTP thread not found yet
-    std::vector<ThreadId> m_threads; ///< the worker's own thread and its QNAMs' HTTP threads
-    std::unordered_map<ThreadId, double> m_cpuAtStart;
-    std::vector<QNetworkReply*> m_preconnects; ///< warm-up requests still running
-    std::vector<QNetworkReply*> m_awaitingUpload; ///< posted, body not yet handed to the HTTP thread
-    bool m_servingUploads = false;
-    QHash<QNetworkAccessManager*, int> m_active;
-    std::unordered_map<QNetworkReply*, InFlight> m_inFlight;
+    std::vector<HttpConnection*> m_connections; ///< children of this worker
+    ThreadId m_thread = 0;
+    double m_cpuAtStart = 0;
+    struct Preconnect {
+        qint64 startedUs = 0;
+        int status = 0; ///< of the response, once its head arrived
+    };
+    std::unordered_map<HttpConnection*, Preconnect> m_preconnects; ///< warm-up requests still running
+    std::unordered_map<HttpConnection*, InFlight> m_inFlight;
+    std::vector<HttpConnection*> m_toParse; ///< connections with unread bytes
+    bool m_parseQueued = false;
     QVector<RequestRecord> m_pending;
     QTimer m_flushTimer;
     QTimer m_sweepTimer;

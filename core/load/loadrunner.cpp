@@ -21,7 +21,7 @@ double processCpuSeconds()
 ClientLoad clientLoadOf(const LoadResult& result)
 {
     ClientLoad load;
-    load.loopLagP99Ms = percentile(result.stats.loopLagMs, 99);
+    load.loopLagP99Ms = result.stats.loopLagMs.percentile(99);
     load.cores = result.cores;
     load.cpuUtilisation = result.wallS > 0 ? result.cpuS / (result.wallS * result.cores) : 0;
     load.connectFailures = result.stats.connectFailures;
@@ -129,7 +129,7 @@ void LoadRunner::onWorkerFinished(const WorkerStats& stats)
     auto append = [](std::vector<double>& to, const std::vector<double>& from) {
         to.insert(to.end(), from.begin(), from.end());
     };
-    append(m_result.stats.loopLagMs, stats.loopLagMs);
+    m_result.stats.loopLagMs.merge(stats.loopLagMs);
     append(m_result.stats.connectMs, stats.connectMs);
     if (m_result.stats.connectError.isEmpty())
         m_result.stats.connectError = stats.connectError;

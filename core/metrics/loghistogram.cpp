@@ -52,6 +52,19 @@ void LogHistogram::add(double value)
     ++m_buckets[std::size_t(bucketOf(std::clamp(value, minValue(), maxValue())))];
 }
 
+void LogHistogram::merge(const LogHistogram& other)
+{
+    if (other.m_count == 0)
+        return;
+    m_min = m_count == 0 ? other.m_min : std::min(m_min, other.m_min);
+    m_max = m_count == 0 ? other.m_max : std::max(m_max, other.m_max);
+    m_count += other.m_count;
+    m_sum += other.m_sum;
+    m_zeros += other.m_zeros;
+    for (std::size_t i = 0; i < m_buckets.size(); ++i)
+        m_buckets[i] += other.m_buckets[i];
+}
+
 void LogHistogram::clear()
 {
     std::fill(m_buckets.begin(), m_buckets.end(), 0);

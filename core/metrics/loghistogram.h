@@ -33,6 +33,8 @@ public:
     static double maxValue();
 
     void add(double value);
+    /// Adds every value `other` holds, as if each had been add()ed here.
+    void merge(const LogHistogram& other);
     void clear();
     std::uint64_t count() const { return m_count; }
     /// The value at percentile `p` in [0, 100], within kRelativeError.

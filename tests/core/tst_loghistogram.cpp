@@ -94,6 +94,30 @@ private slots:
         checkAgainstExact({ 1.0, 1000.0 });
     }
 
+    // Two workers' histograms merged equal one histogram fed every value.
+    void mergeEqualsOneHistogramOfEverything()
+    {
+        std::mt19937_64 rng(7);
+        std::lognormal_distribution<double> lag(0.0, 1.5);
+        LogHistogram a;
+        LogHistogram b;
+        LogHistogram all;
+        for (int i = 0; i < 5000; ++i) {
+            const double v = i % 97 == 0 ? 0.0 : lag(rng);
+            (i % 3 == 0 ? a : b).add(v);
+            all.add(v);
+        }
+        LogHistogram merged;
+        merged.merge(LogHistogram()); // an empty one changes nothing
+        QCOMPARE(merged.count(), std::uint64_t(0));
+        merged.merge(a);
+        merged.merge(b);
+        QCOMPARE(merged.count(), all.count());
+        for (double p : { 0.0, 50.0, 90.0, 99.0, 100.0 })
+            QCOMPARE(merged.percentile(p), all.percentile(p));
+        QCOMPARE(merged.summary().mean, all.summary().mean);
+    }
+
     void ignoresNegativeAndNan()
     {
         LogHistogram h;

@@ -1,5 +1,6 @@
 #include "client/requestfactory.h"
 
+#include <QMap>
 #include <QTest>
 
 #include <nlohmann/json.hpp>
@@ -41,7 +42,7 @@ private slots:
         QFETCH(int, api);
         QFETCH(QString, expected);
         const RequestFactory f(spec(ApiKind(api), base.toLatin1().constData()), {});
-        QCOMPARE(f.networkRequest(0).url().toString(), expected);
+        QCOMPARE(f.url().toString(), expected);
         QVERIFY(f.modelsUrl().toString().endsWith(QLatin1String("/v1/models")));
     }
 
@@ -51,11 +52,11 @@ private slots:
     {
         LoadSpec s = spec(ApiKind::Completions, "http://h");
         s.stallTimeoutS = 1e7;
-        const RequestFactory f(s, {});
-        QVERIFY(f.networkRequest(0).transferTimeout() > 0);
-        QCOMPARE(f.networkRequest(0).transferTimeout(), std::numeric_limits<int>::max());
+        QCOMPARE(RequestFactory(s, {}).stallTimeoutUs(), qint64(1e13));
+        s.stallTimeoutS = 1e300;
+        QVERIFY(RequestFactory(s, {}).stallTimeoutUs() > qint64(1e13));
         s.stallTimeoutS = 2.5;
-        QCOMPARE(RequestFactory(s, {}).networkRequest(0).transferTimeout(), 2500);
+        QCOMPARE(RequestFactory(s, {}).stallTimeoutUs(), 2500000);
     }
 
     void bodyAsksForAStreamWithUsage()
@@ -81,17 +82,58 @@ private slots:
         QVERIFY(!c.contains("prompt"));
     }
 
+    // The request as it goes on the wire: one head, the body, nothing else.
+    static QMap<QByteArray, QByteArray> headersOf(const QByteArray& request, QByteArray* requestLine, QByteArray* body)
+    {
+        const qsizetype end = request.indexOf("\r\n\r\n");
+        QList<QByteArray> lines = request.left(end).split('\n');
+        *requestLine = lines.takeFirst().trimmed();
+        QMap<QByteArray, QByteArray> out;
+        for (const QByteArray& line : lines) {
+            const qsizetype colon = line.indexOf(':');
+            out.insert(line.left(colon).toLower(), line.mid(colon + 1).trimmed());
+        }
+        *body = request.mid(end + 4);
+        return out;
+    }
+
     void headers()
     {
-        const RequestFactory withKey(spec(ApiKind::Chat, "http://h"), "sk-test");
-        const QNetworkRequest r = withKey.networkRequest(9);
-        QCOMPARE(r.rawHeader("Accept-Encoding"), QByteArray("identity"));
-        QCOMPARE(r.rawHeader("Authorization"), QByteArray("Bearer sk-test"));
-        QCOMPARE(r.rawHeader("X-Request-Id"), QByteArray("cfg/stress/9"));
-        QVERIFY(r.rawHeader("User-Agent").startsWith("knobscope/"));
-        QCOMPARE(r.attribute(QNetworkRequest::Http2AllowedAttribute).toBool(), false);
+        const RequestFactory withKey(spec(ApiKind::Chat, "http://h:8123/base"), "sk-test\n");
+        const QByteArray body = withKey.body(9);
+        QByteArray line;
+        QByteArray sent;
+        const auto h = headersOf(withKey.httpRequest(9, body), &line, &sent);
+        QCOMPARE(line, QByteArray("POST /base/v1/chat/completions HTTP/1.1"));
+        QCOMPARE(h.value("host"), QByteArray("h:8123"));
+        QCOMPARE(h.value("accept-encoding"), QByteArray("identity"));
+        QCOMPARE(h.value("accept"), QByteArray("text/event-stream"));
+        QCOMPARE(h.value("content-type"), QByteArray("application/json"));
+        QCOMPARE(h.value("authorization"), QByteArray("Bearer sk-test")); // the file's newline is not sent
+        QCOMPARE(h.value("x-request-id"), QByteArray("cfg/stress/9"));
+        QCOMPARE(h.value("content-length").toLongLong(), body.size());
+        QVERIFY(h.value("user-agent").startsWith("knobscope/"));
+        QCOMPARE(sent, body);
         const RequestFactory noKey(spec(ApiKind::Chat, "http://h"), {});
-        QVERIFY(!noKey.networkRequest(0).hasRawHeader("Authorization"));
+        const auto plain = headersOf(noKey.httpRequest(0, noKey.body(0)), &line, &sent);
+        QVERIFY(!plain.contains("authorization"));
+        QCOMPARE(plain.value("host"), QByteArray("h"));
+        const auto models = headersOf(noKey.modelsRequest(), &line, &sent);
+        QCOMPARE(line, QByteArray("GET /v1/models HTTP/1.1"));
+        QVERIFY(sent.isEmpty());
+    }
+
+    // A label with a line break must not end the header line and start another.
+    void labelCannotInjectAHeader()
+    {
+        LoadSpec s = spec(ApiKind::Completions, "http://h");
+        s.runLabel = QStringLiteral("a\r\nX-Evil: 1");
+        const RequestFactory f(s, {});
+        QByteArray line;
+        QByteArray sent;
+        const auto h = headersOf(f.httpRequest(3, f.body(3)), &line, &sent);
+        QVERIFY(!h.contains("x-evil"));
+        QCOMPARE(h.value("x-request-id"), QByteArray("a__X-Evil: 1/3"));
     }
 };
 
