@@ -21,6 +21,16 @@ request tagged X-Request-Id LABEL/INDEX), and the simulator is stopped. Per clie
 
 --rounds K runs the clients interleaved K times; each cell then shows the range.
 Everything runs on 127.0.0.1 and every step has a timeout, so it stops by itself.
+
+--gate is the CI check (.ci/run): raw, bare QNAM and knobscope, one round at 256 streams
+and one at 8, judged by ratios within each round only, never by absolute times. It fails
+(exit 1) when, in the same round, knobscope's TTFT p50 excess over the raw floor is larger
+than bare QNAM's, its post -> arrival p50 is more than half of bare QNAM's, or its CPU per
+event is above 0.7x bare QNAM's. (Issue 21 asked for 1.3x; since knobscope writes its own
+requests it runs at 0.3-0.4x, and the QNAM client it replaced ran at 0.94-1.29x with a
+post -> arrival of 0.6-0.9x bare's, so these limits catch a return to it.) A round that
+fails is run once more (the gate fails only if the second one fails too): a noisy
+neighbour can slow one client of one round, a regression slows every round.
 """
 import argparse
 import datetime
@@ -349,6 +359,68 @@ def table(rounds, clients):
     return "\n".join(lines)
 
 
+# The gate's loads: the burst-heavy one that regressed, and a light one where the
+# client's own per-request cost is all there is to see.
+GATE_LOADS = [{"concurrency": 256, "requests": 1024, "max_tokens": 128},
+              {"concurrency": 8, "requests": 96, "max_tokens": 64}]
+GATE_CPU_RATIO = 0.7
+GATE_TRANSIT_RATIO = 0.5
+
+
+def gate_verdict(round_results):
+    """The gate's findings for one round (empty = pass): knobscope against bare QNAM."""
+    raw, bare, ks = (round_results.get(c) for c in ("raw", "bare", "knobscope"))
+    if raw is None or bare is None or ks is None:
+        return ["a client did not finish (see above)"]
+    problems = []
+    ks_excess = ks["ttft_err_p50"] - raw["ttft_err_p50"]
+    bare_excess = bare["ttft_err_p50"] - raw["ttft_err_p50"]
+    if ks_excess > bare_excess:
+        problems.append("TTFT p50 excess over the raw floor %+.2f ms is larger than bare QNAM's %+.2f ms"
+                        % (ks_excess, bare_excess))
+    if ks["transit_p50"] > GATE_TRANSIT_RATIO * bare["transit_p50"]:
+        problems.append("post -> arrival p50 %.2f ms is more than %.1fx bare QNAM's %.2f ms"
+                        % (ks["transit_p50"], GATE_TRANSIT_RATIO, bare["transit_p50"]))
+    if bare["cpu_us_per_event"] > 0 and ks["cpu_us_per_event"] > GATE_CPU_RATIO * bare["cpu_us_per_event"]:
+        problems.append("CPU per event %.1f us is %.2fx bare QNAM's %.1f us (limit %.1fx)"
+                        % (ks["cpu_us_per_event"], ks["cpu_us_per_event"] / bare["cpu_us_per_event"],
+                           bare["cpu_us_per_event"], GATE_CPU_RATIO))
+    for name, r in (("raw", raw), ("bare", bare), ("knobscope", ks)):
+        if r["ok"] != r["requests"] or r["matched"] != r["ok"]:
+            problems.append("%s: %d of %d requests ok, %d matched in the truth log"
+                            % (name, r["ok"], r["requests"], r["matched"]))
+    return problems
+
+
+def run_gate(args, work):
+    clients = ["raw", "bare", "knobscope"]
+    failed = False
+    for load in GATE_LOADS:
+        for key, value in load.items():
+            setattr(args, key, value)
+        args.max_num_seqs = args.concurrency
+        verdict = None
+        for attempt in range(2):
+            results = {}
+            for name in clients:
+                print("gate: %d streams, attempt %d: %s ..." % (args.concurrency, attempt + 1, name),
+                      file=sys.stderr, flush=True)
+                results[name] = run_one(name, args, work, attempt + 10 * args.concurrency)
+            print("\n%d streams, %d requests x %d tokens (attempt %d)\n" % (
+                args.concurrency, args.requests, args.max_tokens, attempt + 1))
+            print(table([results], clients))
+            verdict = gate_verdict(results)
+            if not verdict:
+                break
+            print("\n".join("gate: %d streams: %s" % (args.concurrency, v) for v in verdict), flush=True)
+        if verdict:
+            failed = True
+            print("gate: FAILED at %d streams in both attempts" % args.concurrency)
+        else:
+            print("gate: %d streams: passed" % args.concurrency)
+    return 1 if failed else 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--build-dir", default=os.path.join(ROOT, "build", "release"))
@@ -370,7 +442,13 @@ def main():
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--timeout", type=float, default=300, help="seconds per client run before it is killed")
     p.add_argument("--keep", help="keep run files, truth logs and results.json in this folder")
+    p.add_argument("--gate", action="store_true",
+                   help="the CI check: raw, bare and knobscope at 256 and at 8 streams; exit 1 when knobscope's "
+                        "p50 excess exceeds bare QNAM's, its post -> arrival p50 is above %.1fx bare's or its CPU per "
+                        "event above %.1fx" % (GATE_TRANSIT_RATIO, GATE_CPU_RATIO))
     args = p.parse_args()
+    if args.gate:
+        args.clients = "raw,bare,knobscope"
     args.max_num_seqs = args.max_num_seqs or args.concurrency
     args.knobscope = args.knobscope or os.path.join(args.build_dir, "bin", "knobscope")
     args.sim = args.sim or os.path.join(args.build_dir, "bin", "knobscope-sim")
@@ -392,6 +470,15 @@ def main():
 
     work = args.keep or tempfile.mkdtemp(prefix="send_path-")
     os.makedirs(work, exist_ok=True)
+    if args.gate:
+        started = time.monotonic()
+        try:
+            rc = run_gate(args, work)
+        finally:
+            if not args.keep:
+                shutil.rmtree(work, ignore_errors=True)
+        print("gate: %s in %.0f s" % ("failed" if rc else "passed", time.monotonic() - started))
+        return rc
     rounds = []
     try:
         for k in range(args.rounds):
@@ -416,4 +503,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
