@@ -219,8 +219,8 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
         run, config, arm, records.size(),
         [&](std::size_t i) {
             const RequestRecord& r = records[i];
-            return Facts { { r.tSchedUs, r.tSendUs, r.tWireUs, r.ttftUs, r.ttfcUs, r.e2eUs, r.outTokens, r.ok,
-                               r.warmup },
+            return Facts { { r.tSchedUs, r.tSendUs, r.tWireUs, r.tHeadersUs, r.ttftUs, r.ttfcUs, r.e2eUs, r.outTokens,
+                               r.ok, r.warmup },
                 r.itlUs, &r.error, &r.errorDetail };
         },
         slo, client);
