@@ -167,6 +167,25 @@ void offerHistogramSplit(nlohmann::json& summary, const std::optional<LatencyHis
     offerTtftSplit(summary, ttftSplitFromHistograms(*first, *last, meanTtftMs));
 }
 
+QString ttftSplitBrief(const nlohmann::json& summary)
+{
+    const auto it = summary.find("ttft_split_ms");
+    if (it == summary.end() || !it->is_object())
+        return {};
+    QStringList parts;
+    for (const char* part : { "queue", "prefill", "rest" }) {
+        const nlohmann::json p = it->value(part, nlohmann::json());
+        if (!p.is_object())
+            continue;
+        if (p.value("p50", nlohmann::json()).is_number())
+            parts << QStringLiteral("%1 %2").arg(QLatin1String(part)).arg(p["p50"].get<double>(), 0, 'f', 1);
+        else if (p.value("mean", nlohmann::json()).is_number())
+            parts << QStringLiteral("%1 mean %2").arg(QLatin1String(part)).arg(p["mean"].get<double>(), 0, 'f', 1);
+    }
+    return QStringLiteral("%1 ms (p50; %2)")
+        .arg(parts.join(QStringLiteral(", ")), QString::fromStdString(it->value("source", std::string())));
+}
+
 QString formatTtftSplit(const nlohmann::json& summary)
 {
     const auto it = summary.find("ttft_split_ms");

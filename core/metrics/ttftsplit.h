@@ -75,6 +75,10 @@ void offerTtftSplit(nlohmann::json& summary, const nlohmann::json& candidate);
 void offerHistogramSplit(nlohmann::json& summary, const std::optional<LatencyHistograms>& first,
     const std::optional<LatencyHistograms>& last);
 
+/// "queue 1.2, prefill 40.0, rest 6.0 ms (p50; llamacpp-timings)": one line
+/// for the dashboard; a part without a p50 shows its mean. Empty without a split.
+QString ttftSplitBrief(const nlohmann::json& summary);
+
 /// "ttft split (llamacpp-timings, 240 requests): queue p50 1.2 ms, ..." lines
 /// for the report table; empty when the summary has no split.
 QString formatTtftSplit(const nlohmann::json& summary);
