@@ -3,6 +3,7 @@
 #include "import/resultfile.h"
 #include "loadflags.h"
 #include "metrics/runsummary.h"
+#include "metrics/ttftsplit.h"
 #include "store/runfile.h"
 
 #include <QCommandLineParser>
@@ -56,6 +57,9 @@ int reportCommand(const QStringList& arguments)
                 if (run.summary.contains(key))
                     summary[key] = run.summary[key];
             }
+            // A split from the server's histograms exists only in the live summary; one from the records is redone.
+            if (run.summary.contains("ttft_split_ms"))
+                ks::offerTtftSplit(summary, run.summary["ttft_split_ms"]);
             for (const auto& w : run.summary.value("warnings", nlohmann::json::array())) {
                 if (std::find(summary["warnings"].begin(), summary["warnings"].end(), w) == summary["warnings"].end())
                     summary["warnings"].push_back(w);

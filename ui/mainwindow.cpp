@@ -7,6 +7,7 @@
 #include "experimenteditor.h"
 #include "import/resultfile.h"
 #include "livepage.h"
+#include "metrics/ttftsplit.h"
 #include "replaybar.h"
 #include "replaycontroller.h"
 #include "runcontroller.h"
@@ -410,6 +411,8 @@ void MainWindow::onRunFinished(const QString& run, const QByteArray& summaryJson
         return;
     m_live->runFinished(run, summary);
     QString line = tr("Finished %1: %2").arg(run, QString::fromStdString(summary.value("status", std::string())));
+    if (const QString split = ttftSplitBrief(summary); !split.isEmpty())
+        line += tr("\n  TTFT split: %1").arg(split);
     for (const auto& w : summary.value("warnings", nlohmann::json::array()))
         line += QStringLiteral("\n  warning: ") + QString::fromStdString(w.get<std::string>());
     log(line);

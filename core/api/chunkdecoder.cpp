@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,8 +34,11 @@ public:
     bool null() { return scalar(Kind::Null, nullptr, 0); }
     bool boolean(bool) { return scalar(Kind::Other, nullptr, 0); }
     bool number_integer(number_integer_t v) { return scalar(Kind::Integer, nullptr, v); }
-    bool number_unsigned(number_unsigned_t v) { return scalar(Kind::Integer, nullptr, number_integer_t(v)); }
-    bool number_float(number_float_t, const string_t&) { return scalar(Kind::Other, nullptr, 0); }
+    bool number_unsigned(number_unsigned_t v)
+    {
+        return scalar(Kind::Integer, nullptr, number_integer_t(std::min<number_unsigned_t>(v, INT64_MAX)));
+    }
+    bool number_float(number_float_t v, const string_t&) { return scalar(Kind::Float, nullptr, 0, v); }
     bool string(string_t& s) { return scalar(Kind::String, &s, 0); }
     bool binary(binary_t&) { return scalar(Kind::Other, nullptr, 0); }
 
@@ -70,7 +76,7 @@ public:
     bool topLevelIsObject() const { return m_topIsObject; }
 
 private:
-    enum class Kind { Null, Integer, String, Object, Array, Other };
+    enum class Kind { Null, Integer, Float, String, Object, Array, Other };
     struct Frame {
         bool array;
         std::string key; ///< current key (objects)
@@ -112,7 +118,7 @@ private:
             m_info.hasToken = true; // an element of a non-empty tool_calls array
     }
 
-    bool scalar(Kind kind, string_t* text, number_integer_t number)
+    bool scalar(Kind kind, string_t* text, number_integer_t number, number_float_t real = 0)
     {
         onValueStart(kind);
         if (m_frames.empty())
@@ -141,8 +147,34 @@ private:
                 m_info.completionTokens = int(number);
             else if (at({ "usage", "prompt_tokens" }))
                 m_info.promptTokens = int(number);
+            else if (m_frames.size() == 2 && m_frames[0].key == "timings")
+                timing(double(number), number);
+        } else if (kind == Kind::Float && m_frames.size() == 2 && m_frames[0].key == "timings") {
+            timing(real, -1);
         }
         return true;
+    }
+
+    // One value of llama.cpp's `timings`: milliseconds may come as integers or
+    // floats, counts as integers only; negative or non-finite values are not timings.
+    void timing(double real, number_integer_t count)
+    {
+        if (m_frames[0].array || !std::isfinite(real) || real < 0)
+            return;
+        const std::string& key = m_frames[1].key;
+        ChunkInfo::Timings& t = m_info.timings;
+        if (key == "prompt_ms")
+            t.promptMs = real;
+        else if (key == "predicted_ms")
+            t.predictedMs = real;
+        else if (count < 0 || count > INT32_MAX)
+            return;
+        else if (key == "prompt_n")
+            t.promptN = int(count);
+        else if (key == "predicted_n")
+            t.predictedN = int(count);
+        else if (key == "cache_n")
+            t.cacheN = int(count);
     }
 
     ChunkInfo& m_info;

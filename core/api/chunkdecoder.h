@@ -20,6 +20,16 @@ struct ChunkInfo {
     bool finished = false; ///< finish_reason present and non-null
     int completionTokens = -1; ///< usage.completion_tokens when present
     int promptTokens = -1;
+    /// llama.cpp's `timings` object (the final chunk): the server's own
+    /// prefill and generation times. -1: absent. Other keys are ignored.
+    struct Timings {
+        double promptMs = -1;
+        double predictedMs = -1;
+        int promptN = -1;
+        int predictedN = -1;
+        int cacheN = -1;
+        bool any() const { return promptMs >= 0 || predictedMs >= 0 || promptN >= 0 || predictedN >= 0 || cacheN >= 0; }
+    } timings;
     QString errorMessage; ///< for Error and Undecodable
 };
 

@@ -18,6 +18,12 @@ void StreamAccumulator::onStatus(int httpStatus)
     m_record.status = httpStatus;
 }
 
+void StreamAccumulator::onHeaders(int httpStatus, qint64 nowUs)
+{
+    m_record.status = httpStatus;
+    m_record.tHeadersUs = nowUs; // status and time from the same (final) header block
+}
+
 void StreamAccumulator::fail(const QString& reason, const QString& detail)
 {
     if (!m_record.error.isEmpty())
@@ -57,9 +63,16 @@ void StreamAccumulator::onEvent(const SseParser::Event& event)
     }
     if (chunk.completionTokens >= 0)
         m_usageTokens = chunk.completionTokens; // servers differ in where usage goes: keep the last
-    if (chunk.promptTokens >= 0 && m_record.inTokens == 0)
-        m_record.inTokens = chunk.promptTokens; // probes: only the server knows the prompt's length
+    // The server's own count wins over the length asked for: a real tokenizer
+    // makes about 130 tokens of 128 synthetic words (llama.cpp), and only the
+    // server knows a probe's length.
+    if (chunk.promptTokens >= 0)
+        m_record.inTokens = chunk.promptTokens;
     m_finishReason = m_finishReason || chunk.finished;
+    if (chunk.timings.any()) { // llama.cpp sends them in the final chunk; keep the last seen
+        const ChunkInfo::Timings& t = chunk.timings;
+        m_record.server = { t.promptMs, t.predictedMs, t.promptN, t.predictedN, t.cacheN };
+    }
     if (!chunk.hasToken)
         return;
     const qint64 sinceSend = m_nowUs - m_record.tSendUs;

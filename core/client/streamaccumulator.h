@@ -17,6 +17,10 @@ public:
     StreamAccumulator(ApiKind api, RequestRecord record, qsizetype maxEventBytes = 1 << 20);
 
     void onStatus(int httpStatus);
+    /// The response headers arrived at `nowUs` (run clock, like tSendUs): sets
+    /// the status and t_headers_us. A server that holds its headers until a slot
+    /// takes the request (llama.cpp) makes t_headers - t_send its queue wait.
+    void onHeaders(int httpStatus, qint64 nowUs);
     void onRequestWritten(qint64 nowUs) { m_record.tWireUs = nowUs; }
     void onBytes(const char* data, qsizetype size, qint64 nowUs);
     void onBytes(const QByteArray& bytes, qint64 nowUs) { onBytes(bytes.constData(), bytes.size(), nowUs); }

@@ -69,7 +69,7 @@ HttpConnection* StreamWorker::newConnection()
                 }
                 const auto it = m_inFlight.find(connection);
                 if (it != m_inFlight.end())
-                    it->second.accumulator->onStatus(status);
+                    it->second.accumulator->onHeaders(status, nowUs());
             },
         .body =
             [this, connection](const char* data, qsizetype size) {

@@ -112,6 +112,36 @@ QString sweepMarkdown(const nlohmann::json& arm)
     return out + QLatin1Char('\n');
 }
 
+// Where TTFT went, per configuration, from the server's own figures (docs/metrics.md).
+QString ttftSplitMarkdown(const nlohmann::json& arm)
+{
+    QString out;
+    for (const auto& config : arm["configs"]) {
+        const nlohmann::json split = config.value("ttft_split_ms", nlohmann::json());
+        if (!split.is_object())
+            continue;
+        auto p50 = [&](const char* part) {
+            const nlohmann::json p = split.value(part, nlohmann::json());
+            if (!p.is_object())
+                return QStringLiteral("n/a");
+            if (p.value("p50", nlohmann::json()).is_number())
+                return number(p["p50"], 1);
+            return p.value("mean", nlohmann::json()).is_number() ? QStringLiteral("mean ") + number(p["mean"], 1)
+                                                                 : QStringLiteral("n/a");
+        };
+        out += QStringLiteral("- %1: %2 / %3 / %4 (%5, %6 requests)\n")
+                   .arg(QString::fromStdString(config["config"].get<std::string>()), p50("queue"), p50("prefill"),
+                       p50("rest"), QString::fromStdString(split.value("source", std::string())),
+                       number(split.value("requests", nlohmann::json()), 0));
+    }
+    if (out.isEmpty())
+        return out;
+    return QStringLiteral(
+               "TTFT split, p50 ms (queue / prefill / rest), from the server's own figures; vllm-histograms: "
+               "percentiles interpolated within buckets, rest a mean only:\n")
+        + out;
+}
+
 QString repeatsMarkdown(const nlohmann::json& arm)
 {
     QString out;
@@ -184,6 +214,7 @@ QString compareMarkdown(const nlohmann::json& arms)
             out += QStringLiteral("Goodput counts requests meeting %1.\n").arg(bounds.join(QStringLiteral(" and ")));
         else
             out += QStringLiteral("No SLO set: goodput equals throughput.\n");
+        out += ttftSplitMarkdown(arm);
         out += repeatsMarkdown(arm);
         if (arm.contains("note"))
             out += QStringLiteral("Note: %1.\n").arg(QString::fromStdString(arm["note"].get<std::string>()));

@@ -6,6 +6,7 @@
 #include "metrics/repeatstats.h"
 #include "metrics/runsummary.h"
 #include "metrics/sweepcompare.h"
+#include "metrics/ttftsplit.h"
 #include "workload/workload.h"
 
 #include <QFileInfo>
@@ -353,6 +354,11 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             allGentle = allGentle && gentle;
             entry["gentle"] = gentle;
             entry["max_waiting"] = maxWaiting;
+            if (s.contains("ttft_split_ms"))
+                entry["ttft_split_ms"] = s["ttft_split_ms"];
+            if (group.runs.size() == 1 && group.runs.front()->summary.is_object()
+                && group.runs.front()->summary.contains("ttft_split_ms")) // vLLM's histograms: the live summary's
+                offerTtftSplit(entry, group.runs.front()->summary["ttft_split_ms"]);
             if (workloadsDiffer) {
                 entry["workload"] = workloadOf(run);
                 entry["workload_differs"] = !Workload::sameWorkload(baseWorkload, entry["workload"], nullptr);

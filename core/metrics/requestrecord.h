@@ -9,6 +9,18 @@
 
 namespace ks {
 
+/// The server's own account of one request, when its stream carries one
+/// (llama.cpp's `timings` object in the final chunk). -1: absent.
+struct ServerTimings {
+    double promptMs = -1; ///< prompt processing (prefill), including the first token
+    double predictedMs = -1; ///< generation after the first token
+    int promptN = -1; ///< prompt tokens processed (not counting those from the cache)
+    int predictedN = -1;
+    int cacheN = -1; ///< prompt tokens reused from the cache
+    bool any() const { return promptMs >= 0 || predictedMs >= 0 || promptN >= 0 || predictedN >= 0 || cacheN >= 0; }
+    bool operator==(const ServerTimings&) const = default;
+};
+
 /// One request as the client measured it (DESIGN.md section 6). Times are
 /// microseconds since the run's start on the client's monotonic clock.
 struct RequestRecord {
@@ -22,6 +34,7 @@ struct RequestRecord {
     qint64 tSchedUs = 0; ///< intended send time (rate mode), else the send time
     qint64 tSendUs = 0;
     qint64 tWireUs = -1; ///< when the HTTP stack reported the request written (diagnostic)
+    qint64 tHeadersUs = -1; ///< when the response headers arrived (same clock as tSendUs)
     qint64 ttftUs = -1; ///< first token on any channel
     qint64 ttfcUs = -1; ///< first content token
     qint64 e2eUs = -1;
@@ -39,6 +52,7 @@ struct RequestRecord {
     QByteArray reasoningSha256; ///< of the reasoning text, 32 raw bytes; empty when there was none
     QByteArray outputText; ///< the content text: kept for probes only
     QByteArray reasoningText; ///< the reasoning text: kept for probes only
+    ServerTimings server; ///< the server's timings for this request, when its stream gave them
 
     qint64 scheduleLagUs() const { return tSendUs - tSchedUs; }
     /// (E2E - TTFT) / (out - 1) in microseconds, or -1 when undefined.

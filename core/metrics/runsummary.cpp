@@ -1,6 +1,7 @@
 #include "metrics/runsummary.h"
 
 #include "metrics/percentiles.h"
+#include "metrics/ttftsplit.h"
 
 #include <QStringList>
 
@@ -90,6 +91,7 @@ struct Facts {
     std::span<const std::int32_t> itl;
     const QString* error;
     const QString* errorDetail;
+    const ServerTimings* timings; ///< nullptr: none
 };
 
 const QString kNoText;
@@ -114,6 +116,7 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
     qint64 lastSched = std::numeric_limits<qint64>::min();
     qint64 firstEnd = std::numeric_limits<qint64>::max();
     double outTokens = 0;
+    TtftSplitInput split;
     for (std::size_t i = 0; i < n; ++i) {
         const Facts f = at(i);
         const RequestTimes& r = f.t;
@@ -140,6 +143,18 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
         e2e.push_back(double(r.e2eUs) / 1000.0);
         if (r.ttftUs >= 0)
             ttft.push_back(double(r.ttftUs) / 1000.0);
+        if (r.ttftUs >= 0 && r.tHeadersUs >= 0) {
+            const double waitMs = double(r.tHeadersUs - r.tSendUs) / 1000.0;
+            const double ttftMs = double(r.ttftUs) / 1000.0;
+            if (f.timings && f.timings->promptMs >= 0) {
+                split.queueMs.push_back(waitMs);
+                split.prefillMs.push_back(f.timings->promptMs);
+                split.restMs.push_back(ttftMs - waitMs - f.timings->promptMs);
+            } else if (!f.timings) {
+                split.headersWaitMs.push_back(waitMs);
+                split.headersTtftMs.push_back(ttftMs);
+            }
+        }
         if (r.ttfcUs >= 0)
             ttfc.push_back(double(r.ttfcUs) / 1000.0);
         const double tpotMs = r.tpotUs() / 1000.0;
@@ -182,6 +197,8 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
     };
     if (slo.any())
         s["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };
+    if (nlohmann::json t = ttftSplitFromRequests(split); !t.is_null())
+        s["ttft_split_ms"] = std::move(t);
     nlohmann::json warnings = nlohmann::json::array();
     if (client.known()) {
         const bool bound = client.loopLagP99Ms > kClientBoundLagMs || client.cpuUtilisation > kClientBoundCpu;
@@ -219,9 +236,9 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
         run, config, arm, records.size(),
         [&](std::size_t i) {
             const RequestRecord& r = records[i];
-            return Facts { { r.tSchedUs, r.tSendUs, r.tWireUs, r.ttftUs, r.ttfcUs, r.e2eUs, r.outTokens, r.ok,
-                               r.warmup },
-                r.itlUs, &r.error, &r.errorDetail };
+            return Facts { { r.tSchedUs, r.tSendUs, r.tWireUs, r.tHeadersUs, r.ttftUs, r.ttfcUs, r.e2eUs, r.outTokens,
+                               r.ok, r.warmup },
+                r.itlUs, &r.error, &r.errorDetail, r.server.any() ? &r.server : nullptr };
         },
         slo, client);
 }
@@ -233,7 +250,8 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
         run, config, arm, records.size(),
         [&](std::size_t i) {
             const RequestExtra* x = records.extra(i);
-            return Facts { records.times(i), records.itl(i), x ? &x->error : &kNoText, x ? &x->errorDetail : &kNoText };
+            return Facts { records.times(i), records.itl(i), x ? &x->error : &kNoText, x ? &x->errorDetail : &kNoText,
+                records.timings(i) };
         },
         slo, client);
 }
@@ -301,6 +319,8 @@ QString formatSummaryTable(const nlohmann::json& s)
                      .arg(QString::fromLatin1(key), -18)
                      .arg(cell("p50"), cell("p90"), cell("p95"), cell("p99"), cell("max"));
     }
+    if (const QString split = formatTtftSplit(s); !split.isEmpty())
+        lines << split;
     const QStringList bounds = sloBounds(s.value("slo", nlohmann::json()));
     const QString sloText
         = bounds.isEmpty() ? QStringLiteral("no SLO set: equals throughput") : bounds.join(QStringLiteral(", "));

@@ -1,6 +1,7 @@
 #include "run/experimentrunner.h"
 
 #include "metrics/percentiles.h"
+#include "metrics/ttftsplit.h"
 #include "run/servercommandcheck.h"
 #include "store/recordjson.h"
 #include "store/runline.h"
@@ -450,6 +451,8 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     flushFile();
     std::vector<RequestRecord> records = readBackRecords();
     nlohmann::json summary = summarizeRun(m_run, config.label, m_armName, records, m_spec.slo, clientLoadOf(result));
+    if (m_scraper) // vLLM's histograms, where the records give no better split
+        offerHistogramSplit(summary, m_scraper->firstHistograms(), m_scraper->lastHistograms());
     const auto mns = config.knobText(QStringLiteral("max_num_seqs"));
     // Probe passes are gentle on purpose: the check is for load arms.
     const bool gentle = m_probeRestart < 0

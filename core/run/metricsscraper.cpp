@@ -80,7 +80,13 @@ void MetricsScraper::onReply(QNetworkReply* reply)
             retryLater(problem);
         return;
     }
-    const ServerGauges gauges = extractServerGauges(parsePrometheusText(reply->readAll()).samples);
+    const std::vector<PromSample> samples = parsePrometheusText(reply->readAll()).samples;
+    if (LatencyHistograms histograms = extractLatencyHistograms(samples); histograms.any()) {
+        if (!m_firstHistograms)
+            m_firstHistograms = histograms;
+        m_lastHistograms = std::move(histograms);
+    }
+    const ServerGauges gauges = extractServerGauges(samples);
     if (!gauges.any()) {
         giveUp(QStringLiteral("%1 has no running/waiting/KV-cache gauges knobscope knows").arg(m_url.toString()));
         return;

@@ -46,6 +46,11 @@ public:
     int failures() const { return m_failures; }
     /// The longest time without a sample that ended in a sample, in ms.
     qint64 longestGapMs() const { return m_longestGapMs; }
+    /// vLLM's latency histograms at this scraper's first and latest scrape that
+    /// had them (an arm's scraper starts with the arm): their difference is
+    /// what the server saw during the arm (ttftSplitFromHistograms()).
+    const std::optional<LatencyHistograms>& firstHistograms() const { return m_firstHistograms; }
+    const std::optional<LatencyHistograms>& lastHistograms() const { return m_lastHistograms; }
     /// The /metrics URL for a target base URL (at the server root, as vLLM, SGLang and llama.cpp serve it).
     static QUrl metricsUrl(const QUrl& baseUrl);
 
@@ -74,6 +79,8 @@ private:
     qint64 m_lastSampleUs = -1; ///< monotonic; -1 before the first sample
     qint64 m_gapStartUs = -1; ///< monotonic; when the current failure streak's gap began
     qint64 m_longestGapMs = 0;
+    std::optional<LatencyHistograms> m_firstHistograms;
+    std::optional<LatencyHistograms> m_lastHistograms;
 };
 
 } // namespace ks

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace ks {
 
@@ -130,6 +131,50 @@ ServerGauges extractServerGauges(const std::vector<PromSample>& samples)
         }
     }
     return gauges;
+}
+
+LatencyHistograms extractLatencyHistograms(const std::vector<PromSample>& samples)
+{
+    struct Sums {
+        std::map<double, double> buckets; ///< le -> cumulative count, over label sets
+        double sum = 0, count = 0;
+    };
+    static const QLatin1String kNames[] = { QLatin1String("vllm:request_queue_time_seconds"),
+        QLatin1String("vllm:request_prefill_time_seconds"), QLatin1String("vllm:request_decode_time_seconds") };
+    Sums sums[3];
+    for (const PromSample& s : samples) {
+        if (!std::isfinite(s.value) || !s.name.startsWith(QLatin1String("vllm:request_")))
+            continue;
+        for (int i = 0; i < 3; ++i) {
+            if (!s.name.startsWith(kNames[i]))
+                continue;
+            const QStringView suffix = QStringView(s.name).mid(kNames[i].size());
+            if (suffix == QLatin1String("_sum")) {
+                sums[i].sum += s.value;
+            } else if (suffix == QLatin1String("_count")) {
+                sums[i].count += s.value;
+            } else if (suffix == QLatin1String("_bucket")) {
+                for (const auto& [name, value] : s.labels) {
+                    if (name != QLatin1String("le"))
+                        continue;
+                    const std::optional<double> le = parseValue(value.toUtf8());
+                    if (le && !std::isnan(*le))
+                        sums[i].buckets[*le] += s.value;
+                }
+            }
+        }
+    }
+    LatencyHistograms out;
+    PromHistogram* targets[3] = { &out.queue, &out.prefill, &out.decode };
+    for (int i = 0; i < 3; ++i) {
+        for (const auto& [le, cumulative] : sums[i].buckets) {
+            targets[i]->upperBounds.push_back(le);
+            targets[i]->cumulative.push_back(cumulative);
+        }
+        targets[i]->sum = sums[i].sum;
+        targets[i]->count = sums[i].count;
+    }
+    return out;
 }
 
 } // namespace ks

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "metrics/ttftsplit.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QPair>
@@ -41,5 +43,10 @@ struct ServerGauges {
 /// gpu_cache_usage_perc), SGLang (num_running_reqs, num_queue_reqs, token_usage),
 /// llama.cpp (requests_processing, requests_deferred).
 ServerGauges extractServerGauges(const std::vector<PromSample>& samples);
+
+/// vLLM's request_{queue,prefill,decode}_time_seconds histograms: each
+/// bucket's cumulative count (by its `le`), _sum and _count, summed over label
+/// sets (models, engines). A metric without _bucket lines stays absent.
+LatencyHistograms extractLatencyHistograms(const std::vector<PromSample>& samples);
 
 } // namespace ks

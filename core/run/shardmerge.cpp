@@ -72,6 +72,8 @@ void shift(RequestRecord& r, qint64 offsetUs)
     r.tSendUs += offsetUs;
     if (r.tWireUs >= 0)
         r.tWireUs += offsetUs;
+    if (r.tHeadersUs >= 0)
+        r.tHeadersUs += offsetUs;
 }
 
 // What only the parts' own summaries know: the client's load, the server's

@@ -38,6 +38,16 @@ nlohmann::json toJson(const RequestRecord& r)
     }
     if (r.prefix >= 0)
         j["prefix"] = r.prefix;
+    if (r.tHeadersUs >= 0)
+        j["t_headers_us"] = r.tHeadersUs;
+    if (r.server.any()) {
+        const ServerTimings& t = r.server;
+        auto ms = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+        auto count = [](int v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+        j["server"] = { { "prompt_ms", ms(t.promptMs) }, { "predicted_ms", ms(t.predictedMs) },
+            { "prompt_n", count(t.promptN) }, { "predicted_n", count(t.predictedN) }, { "cache_n", count(t.cacheN) },
+            { "source", "llamacpp-timings" } };
+    }
     if (!r.probe.isEmpty()) {
         j["probe_repeat"] = r.probeRepeat;
         j["output_text"] = r.outputText.toStdString();

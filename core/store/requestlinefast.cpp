@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <string_view>
 
 namespace ks {
@@ -77,6 +78,53 @@ bool textField(od::value& value, qsizetype limit, std::string_view* out, bool* p
     return true;
 }
 
+// A non-negative finite number (an integer is a number too); null: absent.
+bool msField(od::value& value, double* out)
+{
+    if (isNull(value))
+        return true;
+    double v = 0;
+    if (value.get_double().get(v) != simdjson::SUCCESS || !(v >= 0) || !std::isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+// The `server` object as the writer writes it; anything else is the tolerant path's.
+bool serverField(od::value& value, ServerTimings* out)
+{
+    if (isNull(value))
+        return true;
+    od::object object;
+    if (value.get_object().get(object) != simdjson::SUCCESS)
+        return false;
+    for (auto field : object) {
+        std::string_view key;
+        od::value v;
+        if (field.unescaped_key().get(key) != simdjson::SUCCESS || field.value().get(v) != simdjson::SUCCESS)
+            return false;
+        bool fine = false;
+        if (key == "prompt_ms")
+            fine = msField(v, &out->promptMs);
+        else if (key == "predicted_ms")
+            fine = msField(v, &out->predictedMs);
+        else if (key == "prompt_n")
+            fine = intField(v, 0, INT_MAX, &out->promptN);
+        else if (key == "predicted_n")
+            fine = intField(v, 0, INT_MAX, &out->predictedN);
+        else if (key == "cache_n")
+            fine = intField(v, 0, INT_MAX, &out->cacheN);
+        else if (key == "source") {
+            std::string_view text;
+            bool present = false;
+            fine = textField(v, 0, &text, &present);
+        }
+        if (!fine)
+            return false;
+    }
+    return true;
+}
+
 QString qstring(std::string_view v)
 {
     return QString::fromUtf8(v.data(), qsizetype(v.size()));
@@ -120,6 +168,8 @@ bool FastRequestParser::parse(
                 fine = integerField(value, 0, INT64_MAX, &r.tSchedUs, &hasSched);
             } else if (key == "t_wire_us") {
                 fine = integerField(value, 0, INT64_MAX, &r.tWireUs);
+            } else if (key == "t_headers_us") {
+                fine = integerField(value, 0, INT64_MAX, &r.tHeadersUs);
             } else if (key == "ttft_us") {
                 fine = integerField(value, 0, INT64_MAX, &r.ttftUs);
             } else if (key == "ttfc_us") {
@@ -221,9 +271,14 @@ bool FastRequestParser::parse(
             }
             break;
         case 's':
-            if (key != "status")
+            if (key == "status") {
+                fine = intField(value, 0, 999, &r.status);
+            } else if (key == "server") {
+                r.server = ServerTimings(); // a repeated key: the last one counts, as on the tolerant path
+                fine = serverField(value, &r.server);
+            } else {
                 return false;
-            fine = intField(value, 0, 999, &r.status);
+            }
             break;
         case 'w':
             if (key != "warmup")

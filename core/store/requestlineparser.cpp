@@ -26,6 +26,8 @@ enum class Field {
     TSched,
     TSend,
     TWire,
+    THeaders,
+    Server,
     Ttft,
     Ttfc,
     E2e,
@@ -58,6 +60,8 @@ const std::unordered_map<std::string_view, Field>& fields()
         { "t_sched_us", Field::TSched },
         { "t_send_us", Field::TSend },
         { "t_wire_us", Field::TWire },
+        { "t_headers_us", Field::THeaders },
+        { "server", Field::Server },
         { "ttft_us", Field::Ttft },
         { "ttfc_us", Field::Ttfc },
         { "e2e_us", Field::E2e },
@@ -137,14 +141,23 @@ public:
             return false;
         });
     }
-    bool number_integer(number_integer_t v) override { return integer(qint64(v), true, "an integer"); }
+    bool number_integer(number_integer_t v) override
+    {
+        if (inServer())
+            return serverNumber(double(v), true);
+        return integer(qint64(v), true, "an integer");
+    }
     bool number_unsigned(number_unsigned_t v) override
     {
+        if (inServer())
+            return serverNumber(double(v), true);
         const bool fits = v <= number_unsigned_t(std::numeric_limits<qint64>::max());
         return integer(fits ? qint64(v) : 0, fits, "an integer");
     }
     bool number_float(number_float_t v, const string_t&) override
     {
+        if (inServer())
+            return serverNumber(v, false);
         // An integral float (12.0, 1e3) is accepted where an integer is expected.
         const bool integral = std::isfinite(v) && std::floor(v) == v && std::fabs(v) < 9.2e18;
         return integer(integral ? qint64(v) : 0, integral, integral ? "a number" : "a number with a fraction");
@@ -164,6 +177,17 @@ public:
     bool end_array() override { return endContainer(); }
     bool key(string_t& k) override
     {
+        if (m_skipDepth == 0 && m_inServer && m_depth == 2) {
+            m_serverKey = k == "prompt_ms" ? ServerKey::PromptMs
+                : k == "predicted_ms"      ? ServerKey::PredictedMs
+                : k == "prompt_n"          ? ServerKey::PromptN
+                : k == "predicted_n"       ? ServerKey::PredictedN
+                : k == "cache_n"           ? ServerKey::CacheN
+                : k == "source"            ? ServerKey::Source
+                                           : ServerKey::Other;
+            m_key = k;
+            return true;
+        }
         if (m_skipDepth == 0 && m_depth == 1) {
             const auto it = fields().find(k);
             m_known = it != fields().end();
@@ -215,6 +239,8 @@ private:
             return QStringLiteral("a string");
         case Field::Itl:
             return QStringLiteral("an array of integers");
+        case Field::Server:
+            return QStringLiteral("an object");
         default:
             return QStringLiteral("an integer");
         }
@@ -230,6 +256,13 @@ private:
             return false; // not an object at all
         if (m_inItl)
             return itlElement(got);
+        if (m_inServer) {
+            if (m_depth == 2 && !isNull && m_serverKey != ServerKey::Other && m_serverKey != ServerKey::Source)
+                serverWrong(QStringLiteral("expected %1, got %2").arg(serverExpected(), QLatin1String(got)));
+            else if (m_depth == 2 && !isNull && m_serverKey == ServerKey::Source && std::string_view(got) != "a string")
+                serverWrong(QStringLiteral("expected a string, got %1").arg(QLatin1String(got)));
+            return true;
+        }
         if (m_depth != 1 || !m_known)
             return true;
         if (isNull) {
@@ -333,6 +366,9 @@ private:
         case Field::TWire:
             target = &m_record.tWireUs;
             break;
+        case Field::THeaders:
+            target = &m_record.tHeadersUs;
+            break;
         case Field::Ttft:
             target = &m_record.ttftUs;
             break;
@@ -415,6 +451,18 @@ private:
             m_skipDepth = 1;
             return true;
         }
+        if (m_inServer) {
+            if (m_depth == 2 && m_serverKey != ServerKey::Other)
+                serverWrong(QStringLiteral("expected %1, got %2").arg(serverExpected(), QLatin1String(got)));
+            m_skipDepth = 1;
+            return true;
+        }
+        if (m_depth == 1 && m_known && m_field == Field::Server && object) {
+            m_inServer = true;
+            m_record.server = ServerTimings(); // a repeated key: the last one counts
+            ++m_depth;
+            return true;
+        }
         if (m_depth == 1 && m_known && m_field == Field::Itl && !object) {
             m_inItl = true;
             m_itlBad = false;
@@ -440,7 +488,70 @@ private:
             --m_depth;
             return true;
         }
+        if (m_inServer) {
+            m_inServer = false;
+            --m_depth;
+            return true;
+        }
         --m_depth;
+        return true;
+    }
+
+    // The `server` object (llama.cpp's timings): each value checked alone; a
+    // wrong one is dropped with an issue and the others are kept.
+    enum class ServerKey { PromptMs, PredictedMs, PromptN, PredictedN, CacheN, Source, Other };
+
+    bool inServer() const { return m_skipDepth == 0 && m_inServer && m_depth == 2; }
+
+    QString serverExpected() const
+    {
+        switch (m_serverKey) {
+        case ServerKey::PromptMs:
+        case ServerKey::PredictedMs:
+            return QStringLiteral("a number >= 0");
+        case ServerKey::Source:
+            return QStringLiteral("a string");
+        default:
+            return QStringLiteral("an integer >= 0");
+        }
+    }
+
+    void serverWrong(const QString& what)
+    {
+        problems.push_back(QStringLiteral("request.server.") + QString::fromStdString(m_key) + QStringLiteral(": ")
+            + what + QStringLiteral("; left empty"));
+    }
+
+    bool serverNumber(double v, bool isInteger)
+    {
+        switch (m_serverKey) {
+        case ServerKey::Other:
+            return true;
+        case ServerKey::Source:
+            serverWrong(QStringLiteral("expected a string, got a number"));
+            return true;
+        case ServerKey::PromptMs:
+        case ServerKey::PredictedMs:
+            if (!std::isfinite(v) || v < 0) {
+                serverWrong(QStringLiteral("%1 is out of range (expected %2)").arg(v).arg(serverExpected()));
+                return true;
+            }
+            (m_serverKey == ServerKey::PromptMs ? m_record.server.promptMs : m_record.server.predictedMs) = v;
+            return true;
+        default:
+            break;
+        }
+        // Counts: integers, or integral floats as elsewhere in the reader.
+        const bool integral = isInteger || (std::isfinite(v) && std::floor(v) == v);
+        if (!integral || v < 0 || v > double(INT_MAX)) {
+            serverWrong(integral ? QStringLiteral("%1 is out of range (0 to %2)").arg(v).arg(INT_MAX)
+                                 : QStringLiteral("expected %1, got a number with a fraction").arg(serverExpected()));
+            return true;
+        }
+        int& target = m_serverKey == ServerKey::PromptN ? m_record.server.promptN
+            : m_serverKey == ServerKey::PredictedN      ? m_record.server.predictedN
+                                                        : m_record.server.cacheN;
+        target = int(v);
         return true;
     }
 
@@ -452,6 +563,8 @@ private:
     int m_depth = 0;
     int m_skipDepth = 0;
     bool m_inItl = false;
+    bool m_inServer = false;
+    ServerKey m_serverKey = ServerKey::Other;
     bool m_itlBad = false;
     int m_itlIndex = 0;
 };

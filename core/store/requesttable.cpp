@@ -31,12 +31,14 @@ void RequestTable::push_back(const RequestRecord& r)
     }
     const qint64 lag = r.tSendUs - r.tSchedUs;
     const qint64 wire = r.tWireUs >= 0 ? r.tWireUs - r.tSendUs : -1;
-    const bool wide = r.id < 0 || r.id > INT32_MAX || !fits(lag) || !fits(wire) || !fits(r.ttftUs) || !fits(r.ttfcUs)
-        || !fits(r.e2eUs);
+    const qint64 headers = r.tHeadersUs >= 0 ? r.tHeadersUs - r.tSendUs : -1;
+    const bool wide = r.id < 0 || r.id > INT32_MAX || !fits(lag) || !fits(wire) || !fits(headers) || !fits(r.ttftUs)
+        || !fits(r.ttfcUs) || !fits(r.e2eUs);
     if (!wide) {
         row.id = std::int32_t(r.id);
         row.schedLagUs = std::int32_t(lag);
         row.wireUs = r.tWireUs >= 0 ? std::int32_t(wire) : LoadedRequest::kAbsent;
+        row.headersUs = r.tHeadersUs >= 0 ? std::int32_t(headers) : LoadedRequest::kAbsent;
         row.ttftUs = std::int32_t(r.ttftUs);
         row.ttfcUs = std::int32_t(r.ttfcUs);
         row.e2eUs = std::int32_t(r.e2eUs);
@@ -57,12 +59,17 @@ void RequestTable::push_back(const RequestRecord& r)
             x.id = r.id;
             x.tSchedUs = r.tSchedUs;
             x.tWireUs = r.tWireUs;
+            x.tHeadersUs = r.tHeadersUs;
             x.ttftUs = r.ttftUs;
             x.ttfcUs = r.ttfcUs;
             x.e2eUs = r.e2eUs;
         }
         row.extra = std::uint32_t(segment.extras.size());
         segment.extras.push_back(std::move(x));
+    }
+    if (r.server.any() || !segment.timings.empty()) {
+        segment.timings.resize(segment.rows.size()); // the first with timings: the rows before had none
+        segment.timings.push_back(r.server);
     }
     segment.gaps.insert(segment.gaps.end(), r.itlUs.begin(), r.itlUs.end());
     row.itlEnd = std::uint32_t(segment.gaps.size());
@@ -112,6 +119,7 @@ void RequestTable::shrinkToFit()
         shrink(segment.rows);
         shrink(segment.gaps);
         shrink(segment.extras);
+        shrink(segment.timings);
     }
 }
 
@@ -120,7 +128,7 @@ std::size_t RequestTable::bytes() const
     std::size_t total = 0;
     for (const Segment& segment : m_segments)
         total += segment.rows.capacity() * sizeof(LoadedRequest) + segment.gaps.capacity() * sizeof(std::int32_t)
-            + segment.extras.capacity() * sizeof(RequestExtra);
+            + segment.extras.capacity() * sizeof(RequestExtra) + segment.timings.capacity() * sizeof(ServerTimings);
     return total;
 }
 
@@ -133,6 +141,9 @@ RequestRecord RequestTable::operator[](std::size_t i) const
     r.tSchedUs = t.tSchedUs;
     r.tSendUs = t.tSendUs;
     r.tWireUs = t.tWireUs;
+    r.tHeadersUs = t.tHeadersUs;
+    if (const ServerTimings* server = timings(i))
+        r.server = *server;
     r.ttftUs = t.ttftUs;
     r.ttfcUs = t.ttfcUs;
     r.e2eUs = t.e2eUs;
@@ -191,4 +202,5 @@ QByteArray shaToHex(const QByteArray& raw)
 }
 
 } // namespace ks
-static_assert(sizeof(ks::LoadedRequest) == 84, "docs/PERFORMANCE.md counts 84 bytes a row");
+static_assert(sizeof(ks::LoadedRequest) == 88, "docs/PERFORMANCE.md counts 88 bytes a row");
+static_assert(sizeof(ks::ServerTimings) == 32, "docs/PERFORMANCE.md counts 32 bytes for server timings");

@@ -11,8 +11,9 @@
 
 namespace ks {
 
-/// One request as held after reading a run file: 84 bytes plus 4 per
-/// inter-token gap (docs/PERFORMANCE.md, "Memory per loaded request"). Times
+/// One request as held after reading a run file: 88 bytes plus 4 per
+/// inter-token gap (docs/PERFORMANCE.md, "Memory per loaded request"), plus 32
+/// for a request with server timings (llama.cpp). Times
 /// are kept relative to the send time in 32 bits; a request whose values do not
 /// fit (an hour-long stream, an id past 2^31) keeps them in its extra entry.
 /// Strings (error, detail, probe) and probe texts live in the extra entry too:
@@ -27,13 +28,14 @@ struct LoadedRequest {
         kHasOutputSha = 16,
         kProbe = 32,
     };
-    std::uint32_t tSendLow = 0; ///< t_send_us in two halves: 4-byte alignment keeps the row at 84 bytes
+    std::uint32_t tSendLow = 0; ///< t_send_us in two halves: 4-byte alignment keeps the row at 88 bytes
     std::int32_t tSendHigh = 0;
     std::uint32_t itlEnd = 0; ///< end of this request's gaps in the table's pool
     std::uint32_t extra = kNoExtra;
     std::int32_t id = 0;
     std::int32_t schedLagUs = 0; ///< t_send - t_sched
     std::int32_t wireUs = -1; ///< t_wire - t_send; kAbsent when unknown
+    std::int32_t headersUs = -1; ///< t_headers - t_send; kAbsent when unknown
     std::int32_t ttftUs = -1;
     std::int32_t ttfcUs = -1;
     std::int32_t e2eUs = -1;
@@ -64,12 +66,12 @@ struct RequestExtra {
     QByteArray outputText;
     QByteArray reasoningText;
     // Full values when they do not fit a LoadedRequest (kWide).
-    qint64 id = 0, tSchedUs = 0, tWireUs = -1, ttftUs = -1, ttfcUs = -1, e2eUs = -1;
+    qint64 id = 0, tSchedUs = 0, tWireUs = -1, tHeadersUs = -1, ttftUs = -1, ttfcUs = -1, e2eUs = -1;
 };
 
 /// The times of one loaded request, full width, for the statistics.
 struct RequestTimes {
-    qint64 tSchedUs, tSendUs, tWireUs, ttftUs, ttfcUs, e2eUs;
+    qint64 tSchedUs, tSendUs, tWireUs, tHeadersUs, ttftUs, ttfcUs, e2eUs;
     int outTokens;
     bool ok, warmup;
     double tpotUs() const
@@ -113,10 +115,20 @@ public:
         const qint64 send = r.tSendUs();
         if (r.flags & LoadedRequest::kWide) {
             const RequestExtra& x = segment->extras[r.extra];
-            return { x.tSchedUs, send, x.tWireUs, x.ttftUs, x.ttfcUs, x.e2eUs, r.outTokens, r.ok(), r.warmup() };
+            return { x.tSchedUs, send, x.tWireUs, x.tHeadersUs, x.ttftUs, x.ttfcUs, x.e2eUs, r.outTokens, r.ok(),
+                r.warmup() };
         }
-        return { send - r.schedLagUs, send, r.wireUs == LoadedRequest::kAbsent ? -1 : send + r.wireUs, r.ttftUs,
-            r.ttfcUs, r.e2eUs, r.outTokens, r.ok(), r.warmup() };
+        return { send - r.schedLagUs, send, r.wireUs == LoadedRequest::kAbsent ? -1 : send + r.wireUs,
+            r.headersUs == LoadedRequest::kAbsent ? -1 : send + r.headersUs, r.ttftUs, r.ttfcUs, r.e2eUs, r.outTokens,
+            r.ok(), r.warmup() };
+    }
+    /// The server's timings of a request, or nullptr when it has none.
+    const ServerTimings* timings(std::size_t i) const
+    {
+        const auto [segment, local] = locate(i);
+        if (segment->timings.empty() || !segment->timings[local].any())
+            return nullptr;
+        return &segment->timings[local];
     }
     std::span<const std::int32_t> itl(std::size_t i) const
     {
@@ -172,6 +184,9 @@ private:
         std::vector<LoadedRequest> rows;
         std::vector<std::int32_t> gaps;
         std::vector<RequestExtra> extras;
+        /// Empty while no row of the segment has server timings, then one per
+        /// row: no index in the row, and nothing for runs without timings.
+        std::vector<ServerTimings> timings;
     };
     std::pair<const Segment*, std::size_t> locate(std::size_t i) const
     {

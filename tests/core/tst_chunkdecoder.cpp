@@ -214,6 +214,84 @@ private slots:
             QCOMPARE(info.errorMessage, message);
     }
 
+    // llama-server's final chunk carries the server's own prefill and
+    // generation times; the record keeps them wherever the stream is cut.
+    void llamaCppTimingsReachTheRecord()
+    {
+        const QByteArray stream = fixture(QStringLiteral("llamacpp_timings.sse"));
+        QVERIFY(!stream.isEmpty());
+        const ServerTimings expected { 62.703, 102.018, 335, 20, 128 };
+        for (qsizetype cut = 0; cut <= stream.size(); ++cut) {
+            RequestRecord seed;
+            seed.tSendUs = 700;
+            StreamAccumulator acc(ApiKind::Chat, seed);
+            acc.onHeaders(200, 950);
+            acc.onBytes(stream.left(cut), 1000);
+            acc.onBytes(stream.mid(cut), 5000);
+            const RequestRecord r = acc.finish(6000);
+            QVERIFY(r.ok);
+            QCOMPARE(r.status, 200);
+            QCOMPARE(r.tHeadersUs, qint64(950)); // the run clock, like t_send_us: not a difference
+            QCOMPARE(r.outTokens, 20);
+            QCOMPARE(r.server, expected);
+        }
+    }
+
+    void withoutTimingsTheRecordHasNone()
+    {
+        const RequestRecord r = run(fixture(QStringLiteral("vllm_chat.sse")), 0, ApiKind::Chat);
+        QVERIFY(r.ok);
+        QVERIFY(!r.server.any());
+        QCOMPARE(r.tHeadersUs, qint64(-1)); // onStatus() alone says nothing about when
+    }
+
+    void decodesTimings_data()
+    {
+        QTest::addColumn<QByteArray>("payload");
+        QTest::addColumn<double>("promptMs");
+        QTest::addColumn<double>("predictedMs");
+        QTest::addColumn<int>("promptN");
+        QTest::addColumn<int>("predictedN");
+        QTest::addColumn<int>("cacheN");
+        QTest::newRow("integral milliseconds")
+            << QByteArray(R"({"timings":{"prompt_ms":12,"predicted_ms":0}})") << 12.0 << 0.0 << -1 << -1 << -1;
+        QTest::newRow("exponent") << QByteArray(R"({"timings":{"prompt_ms":1.25e2,"prompt_n":7}})") << 125.0 << -1.0
+                                  << 7 << -1 << -1;
+        QTest::newRow("fractional count is no count")
+            << QByteArray(R"({"timings":{"prompt_n":1.5,"cache_n":3}})") << -1.0 << -1.0 << -1 << -1 << 3;
+        QTest::newRow("wrong types ignored")
+            << QByteArray(R"({"timings":{"prompt_ms":"12","predicted_ms":null,"predicted_n":true,"cache_n":[1]}})")
+            << -1.0 << -1.0 << -1 << -1 << -1;
+        QTest::newRow("negative ignored")
+            << QByteArray(R"({"timings":{"prompt_ms":-1,"predicted_n":-4}})") << -1.0 << -1.0 << -1 << -1 << -1;
+        QTest::newRow("timings array ignored")
+            << QByteArray(R"({"timings":[{"prompt_ms":5}]})") << -1.0 << -1.0 << -1 << -1 << -1;
+        QTest::newRow("nested timings are not the server's")
+            << QByteArray(R"({"x":{"timings":{"prompt_ms":5}},"choices":[{"timings":{"prompt_n":3}}]})") << -1.0 << -1.0
+            << -1 << -1 << -1;
+        QTest::newRow("deeper keys ignored")
+            << QByteArray(R"({"timings":{"draft":{"prompt_ms":5},"predicted_n":9}})") << -1.0 << -1.0 << -1 << 9 << -1;
+        QTest::newRow("count past int ignored")
+            << QByteArray(R"({"timings":{"prompt_n":99999999999,"predicted_n":18446744073709551615}})") << -1.0 << -1.0
+            << -1 << -1 << -1;
+    }
+    void decodesTimings()
+    {
+        QFETCH(QByteArray, payload);
+        QFETCH(double, promptMs);
+        QFETCH(double, predictedMs);
+        QFETCH(int, promptN);
+        QFETCH(int, predictedN);
+        QFETCH(int, cacheN);
+        const ChunkInfo info = decodeChunk(payload, ApiKind::Chat);
+        QCOMPARE(int(info.kind), int(ChunkInfo::Kind::Chunk));
+        QCOMPARE(info.timings.promptMs, promptMs);
+        QCOMPARE(info.timings.predictedMs, predictedMs);
+        QCOMPARE(info.timings.promptN, promptN);
+        QCOMPARE(info.timings.predictedN, predictedN);
+        QCOMPARE(info.timings.cacheN, cacheN);
+    }
+
     void httpErrorKeepsTheBody()
     {
         RequestRecord seed;

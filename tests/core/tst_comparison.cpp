@@ -188,6 +188,43 @@ private slots:
         QVERIFY(values[1].get<double>() > values[2].get<double>()); // luck 1.12 over 0.99
     }
 
+    // Each configuration's split comes with its source: recomputed from the
+    // records (llama.cpp's timings), or the live summary's from vLLM's histograms.
+    void ttftSplitPerConfiguration()
+    {
+        RunFile file;
+        RunData llama = run(QStringLiteral("a"), QStringLiteral("stress"), 1.0, 1, false);
+        RequestTable timed;
+        timed.setRun(llama.run);
+        for (RequestRecord r : llama.requests) {
+            r.tHeadersUs = r.tSendUs + 3000;
+            r.server.promptMs = 20;
+            timed.push_back(r);
+        }
+        llama.requests = std::move(timed);
+        RunData vllm = run(QStringLiteral("b"), QStringLiteral("stress"), 1.0, 2, false);
+        vllm.summary["ttft_split_ms"] = { { "queue", { { "p50", 250.0 }, { "mean", 300.0 } } },
+            { "prefill", { { "p50", 420.0 }, { "mean", 450.0 } } }, { "rest", { { "mean", 150.0 } } },
+            { "source", "vllm-histograms" }, { "requests", 100 } };
+        RunData none = run(QStringLiteral("c"), QStringLiteral("stress"), 1.0, 3, false);
+        file.runs = { llama, vllm, none };
+        QString error;
+        CompareOptions options;
+        options.resamples = 0;
+        const auto arms = compareRuns(file, options, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const auto& configs = arms[0]["configs"];
+        QCOMPARE(configs[0]["ttft_split_ms"]["source"].get<std::string>(), std::string("llamacpp-timings"));
+        QCOMPARE(configs[0]["ttft_split_ms"]["queue"]["p50"].get<double>(), 3.0);
+        QCOMPARE(configs[1]["ttft_split_ms"]["source"].get<std::string>(), std::string("vllm-histograms"));
+        QVERIFY(!configs[2].contains("ttft_split_ms"));
+        const QString md = compareMarkdown(arms);
+        QVERIFY2(md.contains(QStringLiteral("- a: 3.0 / 20.0 / ")), qPrintable(md));
+        QVERIFY(md.contains(QStringLiteral("(llamacpp-timings, 150 requests)")));
+        QVERIFY(md.contains(QStringLiteral("- b: 250.0 / 420.0 / mean 150.0 (vllm-histograms, 100 requests)")));
+        QVERIFY(!md.contains(QStringLiteral("- c:")));
+    }
+
     void aRealThreefoldDifferenceIsCalledByBoth()
     {
         RunFile file;

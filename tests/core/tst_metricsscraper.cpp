@@ -100,6 +100,35 @@ private slots:
         QVERIFY(failed.first().first().toString().contains(QStringLiteral("503")));
     }
 
+    // The arm's scraper keeps vLLM's phase histograms from its first scrape and
+    // its latest one: the arm's split is their difference.
+    void keepsTheFirstAndLatestHistograms()
+    {
+        auto metrics = [](int n) {
+            const QByteArray count = QByteArray::number(10 * n); // 10, 20, 30, ... requests queued so far
+            return kGauges + "vllm:request_queue_time_seconds_bucket{le=\"0.3\",model_name=\"m\"} " + count
+                + "\nvllm:request_queue_time_seconds_bucket{le=\"+Inf\",model_name=\"m\"} " + count
+                + "\nvllm:request_queue_time_seconds_sum{model_name=\"m\"} 1.5\n"
+                  "vllm:request_queue_time_seconds_count{model_name=\"m\"} "
+                + count + "\n";
+        };
+        ScriptedServer server([&](int n) { return n == 2 ? QByteArray() : http(200, metrics(n)); });
+        MetricsScraper scraper(server.url(), 0, 20);
+        scraper.setTimeoutMs(200);
+        QSignalSpy sampled(&scraper, &MetricsScraper::sampled);
+        QVERIFY(!scraper.firstHistograms());
+        scraper.start();
+        QTRY_VERIFY_WITH_TIMEOUT(sampled.count() >= 3, 10000);
+        scraper.stop();
+        // Request 2 got no answer: the n-th sample (n >= 2) is the answer to request n + 1.
+        const double lastAnswered = double(sampled.count() + 1);
+        QVERIFY(scraper.firstHistograms() && scraper.lastHistograms());
+        QCOMPARE(scraper.firstHistograms()->queue.count, 10.0);
+        QCOMPARE(scraper.lastHistograms()->queue.count, 10.0 * lastAnswered);
+        QCOMPARE(scraper.lastHistograms()->queue.cumulative.front(), 10.0 * lastAnswered);
+        QVERIFY(!scraper.lastHistograms()->prefill.present());
+    }
+
     // No /metrics, or no gauges knobscope knows: given up once, not asked again.
     void aServerWithoutMetricsIsGivenUpOnce_data()
     {

@@ -1,10 +1,28 @@
 #include "run/prometheustext.h"
 
+#include <QFile>
 #include <QTest>
 
 #include <cmath>
 
 using namespace ks;
+
+namespace {
+
+QByteArray fixture(const char* name)
+{
+    QFile file(QStringLiteral(KNOBSCOPE_TEST_DATA "/metrics/") + QLatin1String(name));
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+LatencyHistograms histogramsOf(const char* name)
+{
+    return extractLatencyHistograms(parsePrometheusText(fixture(name)).samples);
+}
+
+} // namespace
+
+const QByteArray kGaugesOnly = "vllm:num_requests_running 1\nvllm:request_queue_time_seconds_sum 3\n";
 
 class TestPrometheusText : public QObject {
     Q_OBJECT
@@ -54,6 +72,101 @@ private slots:
         const ServerGauges g = extractServerGauges(r.samples);
         QCOMPARE(g.waiting.value_or(-1), 5.0);
         QVERIFY(!g.running);
+    }
+
+    // vLLM's phase histograms, summed over the two engines' label sets; the TTFT
+    // histogram and the _created gauges beside them are not taken.
+    void extractsVllmPhaseHistograms()
+    {
+        const PromParseResult parsed = parsePrometheusText(fixture("vllm_t1.prom"));
+        QCOMPARE(parsed.malformedLines, 0);
+        const LatencyHistograms h = extractLatencyHistograms(parsed.samples);
+        QVERIFY(h.queue.present() && h.prefill.present() && h.decode.present());
+        QCOMPARE(h.queue.upperBounds.size(), std::size_t(22)); // vLLM's 21 edges and +Inf
+        QCOMPARE(h.queue.upperBounds.front(), 0.3);
+        QCOMPARE(h.queue.upperBounds[20], 7680.0);
+        QVERIFY(std::isinf(h.queue.upperBounds.back()));
+        QCOMPARE(h.queue.cumulative.front(), 45.0 + 30.0);
+        QCOMPARE(h.queue.cumulative.back(), 69.0 + 51.0);
+        QCOMPARE(h.queue.count, 120.0);
+        QCOMPARE(h.queue.sum, 20.1 + 14.2);
+        QCOMPARE(h.prefill.cumulative[1], 50.0 + 34.0);
+        QCOMPARE(h.decode.sum, 250.0 + 180.0);
+        QVERIFY(!extractLatencyHistograms(parsePrometheusText(kGaugesOnly).samples).any());
+    }
+
+    // The arm's distribution is the bucket deltas between its first and last
+    // scrape. Expected values by hand from the fixtures (summed over engines):
+    // queue deltas, cumulative at 0.3/0.5/0.8/1.0/1.5 s: 60/80/90/95/100, sum 30 s;
+    // prefill at 0.3/0.5/0.8 s: 20/70/100, sum 45 s.
+    void splitFromHistogramDeltas()
+    {
+        const LatencyHistograms first = histogramsOf("vllm_t0.prom");
+        const LatencyHistograms last = histogramsOf("vllm_t1.prom");
+        const nlohmann::json split = ttftSplitFromHistograms(first, last, 900.0);
+        QVERIFY(split.is_object());
+        QCOMPARE(split["source"].get<std::string>(), std::string("vllm-histograms"));
+        QCOMPARE(split["requests"].get<double>(), 100.0);
+        const nlohmann::json& q = split["queue"];
+        QCOMPARE(q["p50"].get<double>(), 250.0); // rank 50 of 60 in [0, 0.3]: 0.3 * 50/60
+        QCOMPARE(q["p90"].get<double>(), 800.0); // rank 90: the top of (0.5, 0.8]
+        QCOMPARE(q["p95"].get<double>(), 1000.0); // rank 95: the top of (0.8, 1.0]
+        QCOMPARE(q["p99"].get<double>(), 1400.0); // rank 99: 1.0 + 0.5 * 4/5
+        QCOMPARE(q["max"].get<double>(), 1500.0); // the highest non-empty bucket's edge
+        QCOMPARE(q["mean"].get<double>(), 300.0); // exact: 30 s / 100
+        const nlohmann::json& p = split["prefill"];
+        QCOMPARE(p["p50"].get<double>(), 420.0); // 0.3 + 0.2 * 30/50
+        QCOMPARE(p["p90"].get<double>(), 700.0); // 0.5 + 0.3 * 20/30
+        QCOMPARE(p["p95"].get<double>(), 750.0);
+        QCOMPARE(p["p99"].get<double>(), 790.0);
+        QCOMPARE(p["max"].get<double>(), 800.0);
+        QCOMPARE(p["mean"].get<double>(), 450.0);
+        // Percentiles of a difference are not in separate histograms: rest is the mean only.
+        QCOMPARE(split["rest"]["mean"].get<double>(), 900.0 - 300.0 - 450.0);
+        QVERIFY(!split["rest"].contains("p50"));
+    }
+
+    void noSplitWithoutTwoConsistentSnapshots()
+    {
+        const LatencyHistograms first = histogramsOf("vllm_t0.prom");
+        const LatencyHistograms last = histogramsOf("vllm_t1.prom");
+        QVERIFY(ttftSplitFromHistograms(last, first, 900.0).is_null()); // counts went back: a restart
+        QVERIFY(ttftSplitFromHistograms(last, last, 900.0).is_null()); // nothing finished in between
+        QVERIFY(ttftSplitFromHistograms(LatencyHistograms(), last, 900.0).is_null());
+        LatencyHistograms noPrefill = last;
+        noPrefill.prefill = PromHistogram();
+        QVERIFY(ttftSplitFromHistograms(first, noPrefill, 900.0).is_null());
+        // Without a client TTFT the rest is unknown; queue and prefill still stand.
+        const nlohmann::json split = ttftSplitFromHistograms(first, last, -1);
+        QVERIFY(split["rest"].is_null());
+        QCOMPARE(split["queue"]["mean"].get<double>(), 300.0);
+    }
+
+    void histogramQuantileEdges_data()
+    {
+        QTest::addColumn<std::vector<double>>("bounds");
+        QTest::addColumn<std::vector<double>>("cumulative");
+        QTest::addColumn<double>("q");
+        QTest::addColumn<double>("expected");
+        const double inf = std::numeric_limits<double>::infinity();
+        QTest::newRow("first bucket from 0")
+            << std::vector<double> { 1, 2, inf } << std::vector<double> { 4, 4, 4 } << 0.5 << 0.5;
+        QTest::newRow("in +Inf: the highest finite edge")
+            << std::vector<double> { 1, 2, inf } << std::vector<double> { 1, 2, 10 } << 0.9 << 2.0;
+        QTest::newRow("empty histogram") << std::vector<double> { 1, inf } << std::vector<double> { 0, 0 } << 0.5
+                                         << 0.0;
+        QTest::newRow("q 0 is the bottom")
+            << std::vector<double> { 1, 2, inf } << std::vector<double> { 0, 5, 5 } << 0.0 << 0.0;
+        QTest::newRow("q 1 is the top of the last non-empty bucket")
+            << std::vector<double> { 1, 2, 4, inf } << std::vector<double> { 0, 5, 5, 5 } << 1.0 << 2.0;
+    }
+    void histogramQuantileEdges()
+    {
+        QFETCH(std::vector<double>, bounds);
+        QFETCH(std::vector<double>, cumulative);
+        QFETCH(double, q);
+        QFETCH(double, expected);
+        QCOMPARE(histogramQuantile(bounds, cumulative, q), expected);
     }
 
     void malformedLinesAreCountedAndSkipped()

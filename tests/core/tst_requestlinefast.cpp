@@ -23,7 +23,7 @@ bool same(const RequestRecord& a, const RequestRecord& b)
         && a.outTokens == b.outTokens && a.outTokensFromUsage == b.outTokensFromUsage && a.status == b.status
         && a.ok == b.ok && a.warmup == b.warmup && a.error == b.error && a.errorDetail == b.errorDetail
         && a.outputSha256 == b.outputSha256 && a.reasoningSha256 == b.reasoningSha256 && a.outputText == b.outputText
-        && a.reasoningText == b.reasoningText;
+        && a.reasoningText == b.reasoningText && a.tHeadersUs == b.tHeadersUs && a.server == b.server;
 }
 
 // Returns whether the fast path took the line; fails the test if it took it
@@ -117,6 +117,54 @@ private slots:
             }
         }
         QVERIFY(taken > 0 && declined > 0);
+    }
+
+    // A llama.cpp request line (headers and the server's timings) stays on the
+    // fast path, and every mutation of its `server` object is either read the
+    // same by both paths or declined.
+    void takesLlamaCppLinesAndAgreesOnTimings()
+    {
+        json base = json::parse(fixtureRequests().front());
+        base["t_headers_us"] = base["t_send_us"].get<qint64>() + 1500;
+        base["server"] = { { "prompt_ms", 62.703 }, { "predicted_ms", 102.018 }, { "prompt_n", 335 },
+            { "predicted_n", 20 }, { "cache_n", 128 }, { "source", "llamacpp-timings" } };
+        {
+            std::string padded = base.dump();
+            const std::size_t size = padded.size();
+            padded.append(FastRequestParser::kPadding, ' ');
+            FastRequestParser fast;
+            RequestRecord r;
+            QVERIFY(fast.parse(padded.data(), size, padded.size(), &r, nullptr));
+            QCOMPARE(r.tHeadersUs, base["t_send_us"].get<qint64>() + 1500);
+            const ServerTimings expected { 62.703, 102.018, 335, 20, 128 };
+            QVERIFY(r.server == expected);
+        }
+        const std::vector<json> values { nullptr, true, -1, 0, 7, json::parse("12.0"), 0.5, json::parse("1e3"),
+            4294967296LL, "x", json::array(), json::object() };
+        int taken = 0, declined = 0;
+        for (const char* key :
+            { "prompt_ms", "predicted_ms", "prompt_n", "predicted_n", "cache_n", "source", "other" }) {
+            for (const json& value : values) {
+                json mutated = base;
+                mutated["server"][key] = value;
+                QString problem;
+                (check(mutated.dump(), &problem) ? taken : declined)++;
+                QVERIFY2(problem.isEmpty(),
+                    qPrintable(QStringLiteral("server.%1 = %2: %3")
+                                   .arg(QLatin1String(key), QString::fromStdString(value.dump()), problem)));
+            }
+        }
+        for (const json& value : values) {
+            json mutated = base;
+            mutated["t_headers_us"] = value;
+            QString problem;
+            (check(mutated.dump(), &problem) ? taken : declined)++;
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        }
+        QString problem;
+        QVERIFY(check(base.dump(), &problem));
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QVERIFY(taken > 20 && declined > 20);
     }
 
     void declinesWhatIsNotOneCleanObject()

@@ -30,6 +30,10 @@ RequestRecord sample(qint64 id)
     r.error = r.ok ? QString() : QStringLiteral("http_500");
     r.errorDetail = r.ok ? QString() : QStringLiteral("boom \"quoted\" 東京");
     r.outputSha256 = QByteArray(32, '\xaa'); // raw; the file holds 64 hex digits
+    if (id >= 6) // headers from the sixth on: the loaded table holds them relative to the send
+        r.tHeadersUs = r.tSendUs + (id == 19 ? 3'000'000'000LL : 400 + id); // 19: past 32 bits, kept wide
+    if (id >= 7 && id % 3 == 1) // llama.cpp timings from the seventh: the table's timings start mid-segment
+        r.server = { 12.5 + double(id), 40.25, int(100 + id), 4, id % 2 ? 0 : 16 };
     return r;
 }
 
@@ -85,7 +89,12 @@ private slots:
             QCOMPARE(a.error, b.error);
             QCOMPARE(a.errorDetail, b.errorDetail);
             QCOMPARE(a.outputSha256, b.outputSha256);
+            QCOMPARE(a.tHeadersUs, b.tHeadersUs);
+            QVERIFY2(a.server == b.server, qPrintable(QString::number(i)));
         }
+        QCOMPARE(run.requests[19].tHeadersUs, qint64(193 + 3'000'000'000LL));
+        QCOMPARE(run.requests[10].server.promptMs, 22.5);
+        QVERIFY(!run.requests[9].server.any());
     }
 
     void requestLinesRoundTrip_data()
@@ -105,6 +114,10 @@ private slots:
         bare.ttftUs = bare.ttfcUs = bare.tWireUs = -1; // written as null
         bare.itlUs.clear();
         QTest::newRow("nulls and empty itl") << dumped(bare);
+        QTest::newRow("llama.cpp headers and timings") << dumped(sample(10));
+        RequestRecord partial = sample(6);
+        partial.server.promptMs = 0.125; // the other timings absent: written as null
+        QTest::newRow("partial timings") << dumped(partial);
     }
     void requestLinesRoundTrip()
     {
@@ -161,6 +174,36 @@ private slots:
                                            << QStringLiteral("request.t_send_us: missing");
         QTest::newRow("huge id") << QByteArray(R"({"type":"request","run":"r","id":1e300,"t_send_us":1,"ok":true})")
                                  << skipped << QStringLiteral("request.id: expected an integer");
+        const QByteArray base = R"({"type":"request","run":"r","id":1,"t_send_us":1,"ok":true,)";
+        QTest::newRow("headers before the send are still read")
+            << base + R"("t_headers_us":0})" << request << QString();
+        QTest::newRow("negative headers")
+            << base + R"("t_headers_us":-3})" << request << QStringLiteral("request.t_headers_us: -3 is out of range");
+        QTest::newRow("server is a number")
+            << base + R"("server":5})" << request
+            << QStringLiteral("request.server: expected an object, got an integer; left empty");
+        QTest::newRow("server is an array")
+            << base + R"("server":[1]})" << request
+            << QStringLiteral("request.server: expected an object, got an array; left empty");
+        QTest::newRow("server ms as a string")
+            << base + R"("server":{"prompt_ms":"12"}})" << request
+            << QStringLiteral("request.server.prompt_ms: expected a number >= 0, got a string; left empty");
+        QTest::newRow("server ms negative") << base + R"("server":{"predicted_ms":-0.5}})" << request
+                                            << QStringLiteral("request.server.predicted_ms: -0.5 is out of range");
+        QTest::newRow("server count with a fraction")
+            << base + R"("server":{"prompt_n":1.5}})" << request
+            << QStringLiteral("request.server.prompt_n: expected an integer >= 0, got a number with a fraction");
+        QTest::newRow("server count as an array")
+            << base + R"("server":{"cache_n":[1]}})" << request
+            << QStringLiteral("request.server.cache_n: expected an integer >= 0, got an array; left empty");
+        QTest::newRow("server count out of range") << base + R"("server":{"predicted_n":4294967296}})" << request
+                                                   << QStringLiteral("request.server.predicted_n: 4.29497e+09 is out");
+        QTest::newRow("server source as a number")
+            << base + R"("server":{"source":1}})" << request
+            << QStringLiteral("request.server.source: expected a string, got a number; left empty");
+        QTest::newRow("server with unknown keys")
+            << base + R"("server":{"prompt_per_second":"x","draft":{"n":[1]},"source":"llamacpp-timings"}})" << request
+            << QString();
         QTest::newRow("truncated") << QByteArray(R"({"type":"request",)") << skipped
                                    << QStringLiteral("not valid JSON");
     }
@@ -179,6 +222,26 @@ private slots:
         QVERIFY(!issues.empty());
         QCOMPARE(issues.front().line, qint64(9));
         QVERIFY2(issues.front().message.startsWith(issue), qPrintable(issues.front().message));
+    }
+
+    // A wrong timing is dropped alone: the record keeps the rest of the object and what follows it.
+    void wrongTimingKeepsTheOthers()
+    {
+        const QByteArray line = R"({"type":"request","run":"r","id":1,"t_send_us":10,"ok":true,)"
+                                R"("server":{"prompt_ms":"x","predicted_ms":40.5,"prompt_n":7,"cache_n":true},)"
+                                R"("t_headers_us":250,"ttft_us":900})";
+        std::vector<RunFileIssue> issues;
+        const RunLine decoded = readRunLine(line, 4, issues);
+        QCOMPARE(int(decoded.kind), int(RunLine::Kind::Request));
+        QCOMPARE(issues.size(), std::size_t(2));
+        QVERIFY(issues[0].message.startsWith(QStringLiteral("request.server.prompt_ms:")));
+        QVERIFY(issues[1].message.startsWith(
+            QStringLiteral("request.server.cache_n: expected an integer >= 0, got a boolean")));
+        QCOMPARE(issues[1].line, qint64(4));
+        const ServerTimings expected { -1, 40.5, 7, -1, -1 };
+        QVERIFY(decoded.request.server == expected);
+        QCOMPARE(decoded.request.tHeadersUs, qint64(250));
+        QCOMPARE(decoded.request.ttftUs, qint64(900));
     }
 
     void reportsCorruptLinesByNumberAndKeepsGoing()

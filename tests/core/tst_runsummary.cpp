@@ -1,5 +1,6 @@
 #include "client/streamaccumulator.h"
 #include "metrics/runsummary.h"
+#include "metrics/ttftsplit.h"
 
 #include <QTest>
 
@@ -41,6 +42,26 @@ RequestRecord failed(qint64 id, const QString& reason)
     r.e2eUs = 5;
     r.error = reason;
     return r;
+}
+
+// An ok request sent at `sendMs` whose headers came `waitMs` later and first token `ttftMs` after the send.
+RequestRecord withHeaders(qint64 id, double sendMs, double waitMs, double ttftMs, double promptMs = -1)
+{
+    RequestRecord r = okRecord(id, qint64(sendMs * 1000), qint64(ttftMs * 1000), qint64(ttftMs * 1000) + 50'000, 6);
+    r.tHeadersUs = r.tSendUs + qint64(waitMs * 1000);
+    if (promptMs >= 0)
+        r.server = { promptMs, 48.5, 100, 6, 0 };
+    return r;
+}
+
+nlohmann::json summaryOf(const std::vector<RequestRecord>& records, bool loaded)
+{
+    if (!loaded)
+        return summarizeRun({}, {}, {}, records, {});
+    RequestTable table;
+    for (const RequestRecord& r : records)
+        table.push_back(r);
+    return summarizeRun({}, {}, {}, table, {});
 }
 
 } // namespace
@@ -179,6 +200,124 @@ private slots:
         QVERIFY2(table.contains(QStringLiteral("transport 4 (3x Connection refused, 1x Host unreachable)")),
             qPrintable(table));
         QVERIFY2(table.contains(QStringLiteral("timeout 1")), qPrintable(table));
+    }
+
+    // llama.cpp: per request, queue = headers - send, prefill = the server's
+    // prompt_ms, rest = TTFT - both. Values by hand (numpy's linear percentiles).
+    void ttftSplitFromLlamaCppTimings_data()
+    {
+        QTest::addColumn<bool>("loaded");
+        QTest::newRow("live records") << false;
+        QTest::newRow("loaded table") << true;
+    }
+    void ttftSplitFromLlamaCppTimings()
+    {
+        QFETCH(bool, loaded);
+        std::vector<RequestRecord> records = {
+            withHeaders(0, 0, 2, 30, 20), // rest 8
+            withHeaders(1, 10, 4, 40, 30), // 6
+            withHeaders(2, 20, 6, 50, 40), // 4
+            withHeaders(3, 30, 8, 60, 50), // 2
+            withHeaders(4, 40, 10, 100, 60), // 30
+        };
+        RequestRecord warm = withHeaders(5, 0, 500, 900, 300);
+        warm.warmup = true;
+        records.push_back(warm);
+        RequestRecord noHeaders = withHeaders(6, 0, 0, 900, 300);
+        noHeaders.tHeadersUs = -1;
+        records.push_back(noHeaders);
+        RequestRecord error = failed(7, QStringLiteral("http_500"));
+        error.tHeadersUs = 100;
+        error.server.promptMs = 700;
+        records.push_back(error);
+        const nlohmann::json split = summaryOf(records, loaded)["ttft_split_ms"];
+        QVERIFY(split.is_object());
+        QCOMPARE(split["source"].get<std::string>(), std::string("llamacpp-timings"));
+        QCOMPARE(split["requests"].get<int>(), 5);
+        QCOMPARE(split["queue"]["p50"].get<double>(), 6.0);
+        QCOMPARE(split["queue"]["p90"].get<double>(), 9.2); // 8 + 0.6 * (10 - 8)
+        QCOMPARE(split["queue"]["max"].get<double>(), 10.0);
+        QCOMPARE(split["prefill"]["p50"].get<double>(), 40.0);
+        QCOMPARE(split["prefill"]["mean"].get<double>(), 40.0);
+        QCOMPARE(split["rest"]["p50"].get<double>(), 6.0);
+        QCOMPARE(split["rest"]["p90"].get<double>(), 21.2); // 8 + 0.6 * (30 - 8)
+        QCOMPARE(split["rest"]["max"].get<double>(), 30.0);
+        QCOMPARE(split["rest"]["mean"].get<double>(), 10.0);
+    }
+
+    // Headers alone are a queue only from a server that holds them until a
+    // slot takes the request: a wait of a millisecond or more, spread above
+    // the fastest answer (docs/metrics.md). Never from one that answers at once.
+    void ttftSplitFromHeadersOnlyWhenTheyWait_data()
+    {
+        QTest::addColumn<std::vector<double>>("waits");
+        QTest::addColumn<bool>("reported");
+        QTest::newRow("held until scheduled") << std::vector<double> { 0.5, 3, 5, 7, 9 } << true;
+        QTest::newRow("local, answered at once") << std::vector<double> { 0.2, 0.3, 0.25, 0.3, 0.4 } << false;
+        QTest::newRow("remote, answered at once") << std::vector<double> { 20, 20.3, 20.1, 20.4, 20.2 } << false;
+        QTest::newRow("mostly immediate") << std::vector<double> { 0.2, 0.2, 0.3, 0.3, 40 } << false;
+    }
+    void ttftSplitFromHeadersOnlyWhenTheyWait()
+    {
+        QFETCH(std::vector<double>, waits);
+        QFETCH(bool, reported);
+        std::vector<RequestRecord> records;
+        for (std::size_t i = 0; i < waits.size(); ++i)
+            records.push_back(withHeaders(qint64(i), double(i) * 10, waits[i], 50 + double(i)));
+        const nlohmann::json s = summaryOf(records, true);
+        QCOMPARE(s.contains("ttft_split_ms"), reported);
+        if (!reported)
+            return;
+        const nlohmann::json& split = s["ttft_split_ms"];
+        QCOMPARE(split["source"].get<std::string>(), std::string("headers"));
+        QVERIFY(split["prefill"].is_null()); // unknown, not zero
+        QCOMPARE(split["queue"]["p50"].get<double>(), 5.0);
+        // rest = TTFT - wait: 49.5, 48, 47, 46, 45
+        QCOMPARE(split["rest"]["p50"].get<double>(), 47.0);
+        QCOMPARE(split["rest"]["max"].get<double>(), 49.5);
+    }
+
+    void noSourceNoSplit()
+    {
+        const auto s = summarizeRun({}, {}, {}, { okRecord(0, 0, 100'000, 300'000, 11) }, {});
+        QVERIFY(!s.contains("ttft_split_ms"));
+        QVERIFY(!formatSummaryTable(s).contains(QStringLiteral("ttft split")));
+    }
+
+    // Timings beat histograms beat headers, whatever the order they are offered in.
+    void betterSourcesWin()
+    {
+        const nlohmann::json headers = { { "source", "headers" } };
+        const nlohmann::json histograms = { { "source", "vllm-histograms" } };
+        const nlohmann::json timings = { { "source", "llamacpp-timings" } };
+        nlohmann::json s = nlohmann::json::object();
+        offerTtftSplit(s, nullptr);
+        QVERIFY(!s.contains("ttft_split_ms"));
+        offerTtftSplit(s, headers);
+        offerTtftSplit(s, histograms);
+        QVERIFY(s["ttft_split_ms"] == histograms);
+        offerTtftSplit(s, headers);
+        QVERIFY(s["ttft_split_ms"] == histograms);
+        offerTtftSplit(s, timings);
+        offerTtftSplit(s, histograms);
+        QVERIFY(s["ttft_split_ms"] == timings);
+        offerTtftSplit(s, { { "source", "guessed" } });
+        QVERIFY(s["ttft_split_ms"] == timings);
+    }
+
+    void tableShowsTheSplitWithItsSource()
+    {
+        const std::vector<RequestRecord> records = { withHeaders(0, 0, 2, 30, 20), withHeaders(1, 10, 4, 40, 30) };
+        const QString table = formatSummaryTable(summarizeRun({}, {}, {}, records, {}));
+        QVERIFY2(table.contains(QStringLiteral("ttft queue")), qPrintable(table));
+        QVERIFY(table.contains(QStringLiteral("ttft prefill")));
+        QVERIFY(table.contains(QStringLiteral("ttft split from llamacpp-timings (2 requests)")));
+        nlohmann::json s = nlohmann::json::object();
+        s["ttft_split_ms"] = { { "queue", { { "p50", 250.0 } } }, { "prefill", { { "p50", 420.0 } } },
+            { "rest", { { "mean", 150.0 } } }, { "source", "vllm-histograms" }, { "requests", 100 } };
+        const QString histogramTable = formatSummaryTable(s);
+        QVERIFY2(histogramTable.contains(QStringLiteral("rest is mean only: 150.0 ms")), qPrintable(histogramTable));
+        QVERIFY(histogramTable.contains(QStringLiteral("250.0")));
     }
 
     void noSuccessesGiveNullPercentiles()

@@ -45,7 +45,8 @@ json runLine(const char* run, int index, int count, qint64 t0UnixUs, const char*
 json requestLine(const char* run, const PartRequest& r)
 {
     return { { "type", "request" }, { "run", run }, { "id", r.id }, { "t_sched_us", r.sendUs },
-        { "t_send_us", r.sendUs }, { "ttft_us", r.ok ? json(r.ttftUs) : json(nullptr) },
+        { "t_send_us", r.sendUs }, { "t_headers_us", r.sendUs + 700 },
+        { "ttft_us", r.ok ? json(r.ttftUs) : json(nullptr) },
         { "e2e_us", r.ok ? json(r.ttftUs + 10000) : json(nullptr) }, { "itl_us", json::array() }, { "in_tokens", 8 },
         { "out_tokens", r.ok ? 2 : 0 }, { "status", r.ok ? 200 : 500 }, { "ok", r.ok },
         { "error", r.ok ? json(nullptr) : json("http_500") } };
@@ -145,6 +146,8 @@ private slots:
             if (line["type"] == "request" && line["run"] == "prod/stress") {
                 sends.push_back({ line["t_send_us"].get<qint64>(), line["id"].get<qint64>() });
                 ids.insert(line["id"].get<qint64>());
+                // The headers move with the send: one time line.
+                QCOMPARE(line["t_headers_us"].get<qint64>() - line["t_send_us"].get<qint64>(), Q_INT64_C(700));
             }
         }
         QCOMPARE(ids.size(), std::size_t(6)); // unique: id * 2 + index

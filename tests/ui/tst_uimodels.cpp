@@ -80,8 +80,16 @@ private slots:
         QCOMPARE(runs.data(runs.index(0, RunListModel::TtftColumn)).toString(), QStringLiteral("418.5"));
         QVERIFY(
             runs.data(runs.index(0, RunListModel::StatusColumn)).toString().contains(QStringLiteral("idle server")));
+        QVERIFY(runs.data(runs.index(0, RunListModel::TtftColumn), Qt::ToolTipRole).isNull()); // no split: no tip
         runs.runFinished(QStringLiteral("b/stress"), { { "status", "stopped" } }); // never started: still listed
         QCOMPARE(runs.rowCount(), 2);
+        runs.runFinished(QStringLiteral("b/stress"),
+            { { "status", "completed" },
+                { "ttft_split_ms",
+                    { { "queue", { { "p50", 250.0 } } }, { "prefill", { { "p50", 420.0 } } },
+                        { "rest", { { "mean", 150.0 } } }, { "source", "vllm-histograms" } } } });
+        QCOMPARE(runs.data(runs.index(1, RunListModel::TtftColumn), Qt::ToolTipRole).toString(),
+            QStringLiteral("TTFT split: queue 250.0, prefill 420.0, rest mean 150.0 ms (p50; vllm-histograms)"));
         runs.clear();
         QCOMPARE(runs.rowCount(), 0);
     }

@@ -1,5 +1,7 @@
 #include "models/runlistmodel.h"
 
+#include "metrics/ttftsplit.h"
+
 #include <QBrush>
 #include <QColor>
 
@@ -39,6 +41,8 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
     case kProgressRole:
         return row.expected > 0 ? std::min(1000, row.done * 1000 / row.expected) : -1;
     case Qt::ToolTipRole:
+        if (index.column() == TtftColumn && !row.ttftSplit.isEmpty())
+            return tr("TTFT split: %1").arg(row.ttftSplit);
         return index.column() == StatusColumn && warned ? row.warnings.join(QLatin1Char('\n')) : QVariant();
     case Qt::ForegroundRole:
         return index.column() == StatusColumn && warned ? QBrush(QColor(200, 120, 0)) : QVariant();
@@ -131,6 +135,7 @@ void RunListModel::runFinished(const QString& run, const nlohmann::json& summary
     if (const auto ttft = summary.find("ttft_ms");
         ttft != summary.end() && ttft->is_object() && (*ttft)["p50"].is_number())
         r.ttftP50 = (*ttft)["p50"].get<double>();
+    r.ttftSplit = ttftSplitBrief(summary);
     r.warnings.clear();
     for (const auto& w : summary.value("warnings", nlohmann::json::array()))
         r.warnings << QString::fromStdString(w.get<std::string>());

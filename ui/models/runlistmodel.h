@@ -36,6 +36,7 @@ private:
         int done = 0;
         int expected = 0;
         double ttftP50 = -1;
+        QString ttftSplit; ///< where TTFT went, when the summary knows (ttftSplitBrief)
         QString status = QStringLiteral("running");
         QStringList warnings;
     };

@@ -1,0 +1,225 @@
+#include "metrics/ttftsplit.h"
+
+#include "metrics/percentiles.h"
+
+#include <QStringList>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace ks {
+
+namespace {
+
+const char* const kLlamaCpp = "llamacpp-timings";
+const char* const kHistograms = "vllm-histograms";
+const char* const kHeaders = "headers";
+
+nlohmann::json statsOf(std::vector<double>& values)
+{
+    const PercentileSummary s = summarizeBySelection(values);
+    return { { "p50", s.p50 }, { "p90", s.p90 }, { "p95", s.p95 }, { "p99", s.p99 }, { "max", s.max },
+        { "mean", s.mean }, { "count", s.count } };
+}
+
+int rankOf(const nlohmann::json& split)
+{
+    if (!split.is_object())
+        return 0;
+    const std::string source = split.value("source", std::string());
+    return source == kLlamaCpp ? 3 : source == kHistograms ? 2 : source == kHeaders ? 1 : 0;
+}
+
+// What the server observed between two scrapes: bucket and _sum/_count deltas.
+struct Delta {
+    std::vector<double> upperBounds, cumulative;
+    double sum = 0, count = 0;
+};
+
+std::optional<Delta> deltaOf(const PromHistogram& first, const PromHistogram& last)
+{
+    // The same buckets at both instants, counts never going back: else the server restarted.
+    if (!first.present() || first.upperBounds != last.upperBounds || first.cumulative.size() != last.cumulative.size())
+        return std::nullopt;
+    Delta d;
+    d.upperBounds = last.upperBounds;
+    double previous = 0;
+    for (std::size_t i = 0; i < last.cumulative.size(); ++i) {
+        const double v = last.cumulative[i] - first.cumulative[i];
+        if (!(v >= 0))
+            return std::nullopt;
+        previous = std::max(previous, v); // cumulative: never smaller than the bucket below
+        d.cumulative.push_back(previous);
+    }
+    d.count = last.count - first.count;
+    d.sum = last.sum - first.sum;
+    if (!(d.count > 0) || !(d.sum >= 0) || d.cumulative.empty() || !(d.cumulative.back() > 0))
+        return std::nullopt;
+    return d;
+}
+
+// Seconds to milliseconds; the highest non-empty bucket's upper edge stands for max.
+nlohmann::json histogramStats(const Delta& d)
+{
+    auto q = [&](double quantile) { return histogramQuantile(d.upperBounds, d.cumulative, quantile) * 1000.0; };
+    double max = 0;
+    for (std::size_t i = 0; i < d.cumulative.size(); ++i) {
+        const double below = i == 0 ? 0 : d.cumulative[i - 1];
+        if (d.cumulative[i] > below)
+            max = std::isinf(d.upperBounds[i]) ? (i > 0 ? d.upperBounds[i - 1] : 0) : d.upperBounds[i];
+    }
+    return { { "p50", q(0.50) }, { "p90", q(0.90) }, { "p95", q(0.95) }, { "p99", q(0.99) }, { "max", max * 1000.0 },
+        { "mean", d.sum / d.count * 1000.0 }, { "count", d.count } };
+}
+
+QString ms(const nlohmann::json& object, const char* stat)
+{
+    const auto it = object.is_object() ? object.find(stat) : object.end();
+    return it != object.end() && it->is_number() ? QStringLiteral("%1").arg(it->get<double>(), 10, 'f', 1)
+                                                 : QStringLiteral("%1").arg(QStringLiteral("n/a"), 10);
+}
+
+} // namespace
+
+nlohmann::json ttftSplitFromRequests(TtftSplitInput& in)
+{
+    if (!in.queueMs.empty()) {
+        const auto n = in.queueMs.size();
+        return { { "queue", statsOf(in.queueMs) }, { "prefill", statsOf(in.prefillMs) }, { "rest", statsOf(in.restMs) },
+            { "source", kLlamaCpp }, { "requests", n } };
+    }
+    if (in.headersWaitMs.empty())
+        return nullptr;
+    // A server that answers headers on arrival makes the wait the round trip:
+    // short, and flat above its fastest answer. Only a wait that is neither is a queue.
+    const double fastest = *std::min_element(in.headersWaitMs.begin(), in.headersWaitMs.end());
+    std::vector<double> spread;
+    spread.reserve(in.headersWaitMs.size());
+    for (double w : in.headersWaitMs)
+        spread.push_back(w - fastest);
+    if (percentile(in.headersWaitMs, 50) < kHeadersQueueMinMs || percentile(spread, 50) < kHeadersQueueMinMs)
+        return nullptr;
+    std::vector<double> rest;
+    rest.reserve(in.headersWaitMs.size());
+    for (std::size_t i = 0; i < in.headersWaitMs.size(); ++i)
+        rest.push_back(in.headersTtftMs[i] - in.headersWaitMs[i]);
+    const auto n = in.headersWaitMs.size();
+    return { { "queue", statsOf(in.headersWaitMs) }, { "prefill", nullptr }, { "rest", statsOf(rest) },
+        { "source", kHeaders }, { "requests", n } };
+}
+
+double histogramQuantile(const std::vector<double>& upperBounds, const std::vector<double>& cumulative, double q)
+{
+    // Prometheus' bucketQuantile(): the rank's bucket among the finite ones, else the +Inf one.
+    if (upperBounds.empty() || upperBounds.size() != cumulative.size() || !(cumulative.back() > 0))
+        return 0;
+    const double rank = std::clamp(q, 0.0, 1.0) * cumulative.back();
+    const std::size_t finite = std::isinf(upperBounds.back()) ? upperBounds.size() - 1 : upperBounds.size();
+    std::size_t b = 0;
+    while (b < finite && cumulative[b] < rank)
+        ++b;
+    if (b == finite) // in the +Inf bucket: the highest finite edge is all that is known
+        return finite > 0 ? upperBounds[finite - 1] : 0;
+    if (b == 0 && upperBounds[0] <= 0)
+        return upperBounds[0];
+    const double start = b == 0 ? 0 : upperBounds[b - 1];
+    const double below = b == 0 ? 0 : cumulative[b - 1];
+    const double inBucket = cumulative[b] - below;
+    if (inBucket <= 0)
+        return start;
+    return start + (upperBounds[b] - start) * (rank - below) / inBucket;
+}
+
+nlohmann::json ttftSplitFromHistograms(const LatencyHistograms& first, const LatencyHistograms& last, double meanTtftMs)
+{
+    const std::optional<Delta> queue = deltaOf(first.queue, last.queue);
+    const std::optional<Delta> prefill = deltaOf(first.prefill, last.prefill);
+    if (!queue || !prefill)
+        return nullptr;
+    nlohmann::json split = { { "queue", histogramStats(*queue) }, { "prefill", histogramStats(*prefill) },
+        { "source", kHistograms }, { "requests", queue->count },
+        { "percentiles", "interpolated within the server's histogram buckets; max is a bucket edge" } };
+    // Percentiles of a difference cannot come from separate histograms: the mean only.
+    const double restMean = meanTtftMs - split["queue"]["mean"].get<double>() - split["prefill"]["mean"].get<double>();
+    split["rest"] = meanTtftMs >= 0 ? nlohmann::json { { "mean", restMean } } : nlohmann::json(nullptr);
+    return split;
+}
+
+void offerTtftSplit(nlohmann::json& summary, const nlohmann::json& candidate)
+{
+    const int offered = rankOf(candidate);
+    if (offered == 0)
+        return;
+    const auto current = summary.find("ttft_split_ms");
+    if (current == summary.end() || rankOf(*current) < offered)
+        summary["ttft_split_ms"] = candidate;
+}
+
+void offerHistogramSplit(nlohmann::json& summary, const std::optional<LatencyHistograms>& first,
+    const std::optional<LatencyHistograms>& last)
+{
+    if (!first || !last)
+        return;
+    const nlohmann::json ttft = summary.value("ttft_ms", nlohmann::json());
+    const double meanTtftMs
+        = ttft.is_object() && ttft.value("mean", nlohmann::json()).is_number() ? ttft["mean"].get<double>() : -1.0;
+    offerTtftSplit(summary, ttftSplitFromHistograms(*first, *last, meanTtftMs));
+}
+
+QString ttftSplitBrief(const nlohmann::json& summary)
+{
+    const auto it = summary.find("ttft_split_ms");
+    if (it == summary.end() || !it->is_object())
+        return {};
+    QStringList parts;
+    for (const char* part : { "queue", "prefill", "rest" }) {
+        const nlohmann::json p = it->value(part, nlohmann::json());
+        if (!p.is_object())
+            continue;
+        if (p.value("p50", nlohmann::json()).is_number())
+            parts << QStringLiteral("%1 %2").arg(QLatin1String(part)).arg(p["p50"].get<double>(), 0, 'f', 1);
+        else if (p.value("mean", nlohmann::json()).is_number())
+            parts << QStringLiteral("%1 mean %2").arg(QLatin1String(part)).arg(p["mean"].get<double>(), 0, 'f', 1);
+    }
+    return QStringLiteral("%1 ms (p50; %2)")
+        .arg(parts.join(QStringLiteral(", ")), QString::fromStdString(it->value("source", std::string())));
+}
+
+QString formatTtftSplit(const nlohmann::json& summary)
+{
+    const auto it = summary.find("ttft_split_ms");
+    if (it == summary.end() || !it->is_object())
+        return {};
+    const nlohmann::json& split = *it;
+    QStringList lines;
+    for (const char* part : { "queue", "prefill", "rest" }) {
+        const nlohmann::json p = split.value(part, nlohmann::json());
+        if (!p.is_object())
+            continue;
+        lines << QStringLiteral("  %1 %2 %3 %4 %5 %6")
+                     .arg(QStringLiteral("ttft %1").arg(QLatin1String(part)), -18)
+                     .arg(ms(p, "p50"), ms(p, "p90"), ms(p, "p95"), ms(p, "p99"), ms(p, "max"));
+    }
+    const std::string source = split.value("source", std::string());
+    const QString requests = split.contains("requests") && split["requests"].is_number()
+        ? QString::number(split["requests"].get<double>(), 'f', 0)
+        : QStringLiteral("?");
+    QString how;
+    if (source == kLlamaCpp) {
+        how = QStringLiteral("queue = response headers - send, prefill = the server's prompt_ms, rest = TTFT - both");
+    } else if (source == kHistograms) {
+        const nlohmann::json rest = split.value("rest", nlohmann::json());
+        how = QStringLiteral("percentiles interpolated within buckets, max a bucket edge; rest is mean only: %1 ms")
+                  .arg(rest.is_object() && rest.value("mean", nlohmann::json()).is_number()
+                          ? QString::number(rest["mean"].get<double>(), 'f', 1)
+                          : QStringLiteral("n/a"));
+    } else if (source == kHeaders) {
+        how = QStringLiteral("queue = response headers - send (includes the network), prefill unknown");
+    }
+    lines
+        << QStringLiteral("  ttft split from %1 (%2 requests): %3").arg(QString::fromStdString(source), requests, how);
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace ks
