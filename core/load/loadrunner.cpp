@@ -26,6 +26,7 @@ ClientLoad clientLoadOf(const LoadResult& result)
     load.cpuUtilisation = result.wallS > 0 ? result.cpuS / (result.wallS * result.cores) : 0;
     load.connectFailures = result.stats.connectFailures;
     load.connectError = result.stats.connectError;
+    load.loadAverage = result.loadAverage;
     return load;
 }
 
@@ -140,6 +141,8 @@ void LoadRunner::onWorkerFinished(const WorkerStats& stats)
         return;
     m_result.wallS = double(monotonicUs() - m_state->t0Us) / 1e6;
     m_result.processCpuS = processCpuSeconds() - m_cpuAtStart;
+    if (double avg[1]; getloadavg(avg, 1) == 1)
+        m_result.loadAverage = avg[0];
     // Where threads cannot be measured one by one, the process's figure is all there is.
     m_result.cpuThreads = int(m_threadCpuS.size());
     double loadCpuS = 0;

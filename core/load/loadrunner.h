@@ -28,13 +28,14 @@ struct LoadResult {
     qint64 t0Us = 0; ///< the arm's start on the monotonic clock
     double wallS = 0;
     /// CPU (user + system) of the load's own threads during the arm: the worker
-    /// threads and their QNAMs' HTTP threads, not the rest of the process.
+    /// threads, which do all of the streams' network work; not the rest of the process.
     double cpuS = 0;
     double processCpuS = 0; ///< the whole process's CPU during the arm, for comparison
     int cpuThreads = 0; ///< threads measured in cpuS
     int workerThreads = 0;
     int cores = 1;
     bool stopped = false;
+    double loadAverage = -1; ///< the machine's 1-minute load average at the end, -1 unknown
     WorkerStats stats; ///< merged over workers (connect failures summed, the first error kept)
 };
 

@@ -201,18 +201,36 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
         s["ttft_split_ms"] = std::move(t);
     nlohmann::json warnings = nlohmann::json::array();
     if (client.known()) {
-        const bool bound = client.loopLagP99Ms > kClientBoundLagMs || client.cpuUtilisation > kClientBoundCpu;
+        // Late timers alone do not make a run client-bound: on a busy machine other
+        // processes delay the client's threads while the client itself is idle.
+        const bool late = client.loopLagP99Ms > kClientBoundLagMs;
+        const bool busyClient = client.cpuUtilisation * client.cores >= kClientBusyCores;
+        const bool bound = client.cpuUtilisation > kClientBoundCpu || (late && busyClient);
+        const bool busyMachine = late && !bound;
         s["client"] = { { "loop_lag_p99_ms", client.loopLagP99Ms }, { "cpu_utilisation", client.cpuUtilisation },
-            { "cores", client.cores }, { "client_bound", bound }, { "connect_failures", client.connectFailures } };
+            { "cores", client.cores }, { "client_bound", bound }, { "busy_machine", busyMachine },
+            { "connect_failures", client.connectFailures } };
+        if (client.loadAverage >= 0)
+            s["client"]["load_average"] = client.loadAverage;
         if (client.connectFailures > 0)
             warnings.push_back(std::to_string(client.connectFailures)
                 + " connections opened before the clock started got no answer (" + client.connectError.toStdString()
                 + "); the first requests on them may include a connection handshake in TTFT");
+        const std::string lagText = QString::number(client.loopLagP99Ms, 'f', 1).toStdString();
+        const std::string cpu = QString::number(client.cpuUtilisation * 100, 'f', 0).toStdString() + " % of "
+            + std::to_string(client.cores) + " cores";
         if (bound)
-            warnings.push_back("client-bound: latency includes client overhead (event-loop lag p99 "
-                + QString::number(client.loopLagP99Ms, 'f', 1).toStdString() + " ms, CPU "
-                + QString::number(client.cpuUtilisation * 100, 'f', 0).toStdString() + " % of "
-                + std::to_string(client.cores) + " cores)");
+            warnings.push_back("client-bound: the client's own threads used " + cpu + " and its event loop ran up to "
+                + lagText
+                + " ms late (p99), so latencies include up to that much client overhead; use fewer streams per "
+                  "core or a bigger client machine");
+        else if (busyMachine)
+            warnings.push_back("busy machine: the client's event loop ran up to " + lagText
+                + " ms late (p99) while its own threads used only " + cpu
+                + (client.loadAverage >= 0
+                        ? ", load average " + QString::number(client.loadAverage, 'f', 1).toStdString()
+                        : std::string())
+                + "; other processes held the CPU, so timestamps can be late by about that much");
     }
     if (!sendQueue.empty()) {
         const double queueP50 = percentile(sendQueue, 50);

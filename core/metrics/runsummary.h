@@ -24,6 +24,9 @@ Slo experimentSlo(const nlohmann::json& experimentLine);
 /// Above either, the client itself limited what was measured (the summary's client.client_bound).
 inline constexpr double kClientBoundLagMs = 5.0;
 inline constexpr double kClientBoundCpu = 0.9;
+/// A late event loop is the client's own doing only when its threads were busy:
+/// at least half a core on average. Below that, other processes held the CPU.
+inline constexpr double kClientBusyCores = 0.5;
 
 /// The client's own load during a run, for the client-saturation guard.
 struct ClientLoad {
@@ -32,6 +35,7 @@ struct ClientLoad {
     int cores = 0;
     int connectFailures = 0; ///< pre-opened connections that got no answer before t0
     QString connectError; ///< why the first of them failed
+    double loadAverage = -1; ///< the machine's 1-minute load average at the arm's end, -1 unknown
     bool known() const { return loopLagP99Ms >= 0; }
 };
 

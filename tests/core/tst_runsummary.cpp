@@ -132,6 +132,24 @@ private slots:
             QString::fromStdString(busy["warnings"][0].get<std::string>()).startsWith(QStringLiteral("client-bound")));
     }
 
+    // A late loop with an idle client is the machine's doing, and says so; the
+    // same lateness with the client's threads busy is the client's.
+    void lateLoopNamesItsCause()
+    {
+        const std::vector<RequestRecord> records = { okRecord(0, 0, 100, 200, 2) };
+        ClientLoad idleClient = clientLoad(12.0, 0.01);
+        idleClient.loadAverage = 18.5;
+        const auto machine = summarizeRun({}, {}, {}, records, {}, idleClient);
+        QCOMPARE(machine["client"]["client_bound"].get<bool>(), false);
+        QCOMPARE(machine["client"]["busy_machine"].get<bool>(), true);
+        const QString warning = QString::fromStdString(machine["warnings"][0].get<std::string>());
+        QVERIFY2(warning.startsWith(QStringLiteral("busy machine")), qPrintable(warning));
+        QVERIFY2(warning.contains(QStringLiteral("load average 18.5")), qPrintable(warning));
+        const auto client = summarizeRun({}, {}, {}, records, {}, clientLoad(12.0, 0.4)); // 0.8 of a core
+        QCOMPARE(client["client"]["client_bound"].get<bool>(), true);
+        QCOMPARE(client["client"]["busy_machine"].get<bool>(), false);
+    }
+
     void clientSendQueueingIsShownAndWarnedAbout()
     {
         RequestRecord quick = okRecord(0, 0, 100, 200, 2);
