@@ -369,9 +369,8 @@ bool ComparePage::showKnee(const QString& armName)
 
 QString ComparePage::chartTitle(const QString& arm, const QString& what) const
 {
-    const std::string name = m_result && m_result->file
-        ? m_result->file->experiment.value("spec", nlohmann::json::object()).value("name", std::string())
-        : std::string();
+    const QString name
+        = m_result && m_result->file ? m_result->file->experimentName(tr("experiment")) : tr("experiment");
     QStringList configs;
     const nlohmann::json* a = m_result ? armOf(m_result->compare, arm) : nullptr;
     if (a) {
@@ -383,8 +382,8 @@ QString ComparePage::chartTitle(const QString& arm, const QString& what) const
     }
     const bool differ = a && a->value("different_workloads", false);
     return QStringLiteral("%1 · %2 · %3 · %4%5")
-        .arg(name.empty() ? tr("experiment") : QString::fromStdString(name), arm, what,
-            configs.join(QStringLiteral(" vs ")), differ ? tr(" · ⚠ different workloads") : QString());
+        .arg(
+            name, arm, what, configs.join(QStringLiteral(" vs ")), differ ? tr(" · ⚠ different workloads") : QString());
 }
 
 void ComparePage::showMetric(const QString& armName, const QString& key)
@@ -493,10 +492,9 @@ bool ComparePage::exportReport(const QString& directory, QString* error)
         *error = tr("cannot create %1").arg(directory);
         return false;
     }
-    QString index = QStringLiteral("# %1\n\nRun file: `%2`\n\n")
-                        .arg(QString::fromStdString(m_result->file->experiment.value("spec", nlohmann::json::object())
-                                                        .value("name", std::string("experiment"))),
-                            QFileInfo(m_result->path).fileName());
+    QString index
+        = QStringLiteral("# %1\n\nRun file: `%2`\n\n")
+              .arg(m_result->file->experimentName(QStringLiteral("experiment")), QFileInfo(m_result->path).fileName());
     for (const QString& arm : arms()) {
         index += QStringLiteral("## %1\n\n").arg(arm);
         const nlohmann::json* entry = armOf(m_result->compare, arm);

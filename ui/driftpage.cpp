@@ -161,10 +161,8 @@ void DriftPage::setResult(std::shared_ptr<const LoadedRunFile> result)
     for (const QString& problem : report.problems)
         html += QStringLiteral("<p style='color:#c0392b'>%1</p>").arg(problem.toHtmlEscaped());
     m_summary->setText(html + QStringLiteral("</table>"));
-    const std::string name
-        = result->file->experiment.value("spec", nlohmann::json::object()).value("name", std::string("experiment"));
     m_bars->setData(QStringLiteral("%1 · drift at temperature 0 · probes changed (of %2)")
-                        .arg(QString::fromStdString(name))
+                        .arg(result->file->experimentName(QStringLiteral("experiment")))
                         .arg(report.probes.size()),
         { tr("within"), tr("restart"), tr("config"), tr("any") }, sets, tr("probes changed"));
     m_reference->clear();

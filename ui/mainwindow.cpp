@@ -446,9 +446,9 @@ void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
         return; // the second result only adds intervals; the notes were given with the first
     if (result->path == m_replay->path() && result->otherPath.isEmpty() && !isRunning()) {
         // The editor shows the experiment that produced the file, ready to run again.
-        const nlohmann::json spec = result->file->experiment.value("spec", nlohmann::json());
+        const nlohmann::json& spec = result->file->spec();
         QString ignored;
-        if (spec.is_object() && m_document->load(QByteArray::fromStdString(spec.dump()), &ignored)) {
+        if (!spec.empty() && m_document->load(QByteArray::fromStdString(spec.dump()), &ignored)) {
             m_specPath.clear();
             setWindowTitle(QStringLiteral("knobscope — %1").arg(QFileInfo(result->path).fileName()));
         }

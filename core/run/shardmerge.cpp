@@ -215,7 +215,7 @@ void mergeInto(const std::vector<ShardPart>& parts, ShardMerge& out)
                                                        : QString::fromStdString(ids[0].startAt));
             return;
         }
-        if (parts[i].file.experiment.value("spec", json()) != parts[0].file.experiment.value("spec", json())) {
+        if (parts[i].file.spec() != parts[0].file.spec()) {
             out.error = QStringLiteral("%1 and %2 are parts of different experiments (their specs differ)")
                             .arg(parts[i].path, parts[0].path);
             return;
@@ -237,7 +237,10 @@ void mergeInto(const std::vector<ShardPart>& parts, ShardMerge& out)
         }
     }
 
-    json experiment = byIndex[0]->file.experiment;
+    // Parts whose experiment line was unreadable (skipped) still get one, so the merged file starts as files do.
+    json experiment = byIndex[0]->file.experiment.is_object()
+        ? byIndex[0]->file.experiment
+        : json { { "type", "experiment" }, { "schema", kSchemaVersion } };
     json from = json::array();
     for (int index = 0; index < count; ++index)
         from.push_back({ { "index", index }, { "file", name(*byIndex[std::size_t(index)]).toStdString() } });

@@ -205,6 +205,24 @@ std::vector<qint64> splitPoints(QFile& file, qint64 total)
 
 } // namespace
 
+const nlohmann::json& RunFile::spec() const
+{
+    static const nlohmann::json kNone = nlohmann::json::object();
+    if (!experiment.is_object())
+        return kNone;
+    const auto it = experiment.find("spec");
+    return it != experiment.end() && it->is_object() ? *it : kNone;
+}
+
+QString RunFile::experimentName(const QString& fallback) const
+{
+    const nlohmann::json& s = spec();
+    const auto it = s.find("name");
+    return it != s.end() && it->is_string() && !it->get_ref<const std::string&>().empty()
+        ? QString::fromStdString(it->get<std::string>())
+        : fallback;
+}
+
 bool readRunFile(const QString& path, RunFile* out, QString* error, const ReadProgress& progress)
 {
     QFile file(path);

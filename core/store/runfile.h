@@ -27,11 +27,17 @@ struct RunData {
 /// dashboard. Read line by line through readRunLine(): its issues (skipped
 /// lines, dropped fields) are listed with their line numbers.
 struct RunFile {
-    nlohmann::json experiment;
+    nlohmann::json experiment; ///< the `experiment` line, cleaned; null when the file has no readable one
     std::vector<RunData> runs;
     std::vector<RunFileIssue> issues;
     bool truncated = false; ///< the last line had no newline and did not parse (killed writer)
     qint64 lines = 0;
+
+    /// The experiment line's `spec`: always an object, empty when the file has
+    /// none (no experiment line, or one that was skipped as unreadable).
+    const nlohmann::json& spec() const;
+    /// The spec's `name`, or `fallback` when the file does not name its experiment.
+    QString experimentName(const QString& fallback) const;
 };
 
 /// Reads `path` in blocks (never the whole file at once), in parallel on every

@@ -313,6 +313,42 @@ private slots:
         QCOMPARE(file.runs.front().requests.size(), std::size_t(2));
     }
 
+    // The experiment line's spec and name, whatever the line is: named, nameless, spec-less, or skipped
+    // (a wrong-typed `type`), when the pages and `export` title their charts with it.
+    void experimentSpecAndName_data()
+    {
+        QTest::addColumn<QByteArray>("line");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<bool>("hasSpec");
+        QTest::newRow("named") << QByteArray(R"({"type":"experiment","spec":{"name":"study"}})") << "study" << true;
+        QTest::newRow("nameless") << QByteArray(R"({"type":"experiment","spec":{"arms":[]}})") << "fallback" << true;
+        QTest::newRow("empty name") << QByteArray(R"({"type":"experiment","spec":{"name":""}})") << "fallback" << true;
+        QTest::newRow("name a number") << QByteArray(R"({"type":"experiment","spec":{"name":7}})") << "fallback"
+                                       << false; // dropped by the reader: the spec is left empty
+        QTest::newRow("spec an array") << QByteArray(R"({"type":"experiment","spec":[1]})") << "fallback" << false;
+        QTest::newRow("no spec") << QByteArray(R"({"type":"experiment","schema":1})") << "fallback" << false;
+        for (const char* type : { "42", "[\"experiment\"]", "null", "{}", "true" })
+            QTest::newRow(type) << (QByteArray(R"({"type":)") + type + R"(,"spec":{"name":"study"}})") << "fallback"
+                                << false;
+        QTest::newRow("no experiment line") << QByteArray() << "fallback" << false;
+    }
+    void experimentSpecAndName()
+    {
+        QFETCH(QByteArray, line);
+        QFETCH(QString, name);
+        QFETCH(bool, hasSpec);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.jsonl"));
+        writeFile(path, line + "\n{\"type\":\"run\",\"run\":\"cfg/arm\"}\n");
+        RunFile file;
+        QString error;
+        QVERIFY(readRunFile(path, &file, &error));
+        QCOMPARE(file.runs.size(), std::size_t(1));
+        QVERIFY(file.spec().is_object());
+        QCOMPARE(!file.spec().empty(), hasSpec);
+        QCOMPARE(file.experimentName(QStringLiteral("fallback")), name);
+    }
+
     void missingFileIsAnError()
     {
         RunFile file;

@@ -200,6 +200,7 @@ private slots:
         QTest::newRow("not a shard") << 5 << QStringLiteral("no shard object");
         QTest::newRow("no wall clock") << 6 << QStringLiteral("no t0_unix_us");
         QTest::newRow("run missing from a shard") << 7 << QStringLiteral("missing from shard 1");
+        QTest::newRow("one experiment line unreadable") << 8 << QStringLiteral("different experiments");
     }
     void refusesPartsThatDoNotBelongTogether()
     {
@@ -235,6 +236,9 @@ private slots:
                 line["run"] = "prod/other";
             one[0].erase("run");
             break;
+        case 8:
+            one[0]["type"] = 42; // skipped by the reader: this part has no spec to compare
+            break;
         }
         paths << files.write(QStringLiteral("part-0.jsonl"), zero);
         if (variant != 1)
@@ -242,6 +246,24 @@ private slots:
         const ShardMerge m = mergeShards(files.read(paths));
         QVERIFY2(m.error.contains(message), qPrintable(m.error));
         QVERIFY(m.lines.empty());
+    }
+
+    // Both parts lost their experiment line (skipped as unreadable): they agree, and the merged file still
+    // starts with an experiment line.
+    void mergesPartsWithoutAnExperimentLine()
+    {
+        Parts files;
+        std::vector<json> zero = shardZero();
+        std::vector<json> one = shardOne();
+        zero[0]["type"] = json::array({ "experiment" });
+        one[0]["type"] = nullptr;
+        const ShardMerge m = mergeShards(
+            files.read({ files.write(QStringLiteral("a.jsonl"), zero), files.write(QStringLiteral("b.jsonl"), one) }));
+        QCOMPARE(m.error, QString());
+        QCOMPARE(m.runs.size(), std::size_t(2));
+        QCOMPARE(m.lines.front()["type"].get<std::string>(), std::string("experiment"));
+        QCOMPARE(m.lines.front()["merged_from"].size(), std::size_t(2));
+        QVERIFY(!m.lines.front().contains("spec"));
     }
 
     void keepsAStoppedShardsRecordsAndSaysSo()

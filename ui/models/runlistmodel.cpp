@@ -132,9 +132,11 @@ void RunListModel::runFinished(const QString& run, const nlohmann::json& summary
     r.done = summary.value("requests", r.done);
     if (r.expected == 0)
         r.expected = r.done;
-    if (const auto ttft = summary.find("ttft_ms");
-        ttft != summary.end() && ttft->is_object() && (*ttft)["p50"].is_number())
-        r.ttftP50 = (*ttft)["p50"].get<double>();
+    if (const auto ttft = summary.find("ttft_ms"); ttft != summary.end() && ttft->is_object()) {
+        // The reader drops a wrong-typed p50, so it may be missing (const operator[] must not be used then).
+        if (const auto p50 = ttft->find("p50"); p50 != ttft->end() && p50->is_number())
+            r.ttftP50 = p50->get<double>();
+    }
     r.ttftSplit = ttftSplitBrief(summary);
     r.warnings.clear();
     for (const auto& w : summary.value("warnings", nlohmann::json::array()))
