@@ -23,11 +23,18 @@ nlohmann::json statsOf(std::vector<double>& values)
         { "mean", s.mean }, { "count", s.count } };
 }
 
+// A split read back from a file may have any type in any field: never value() on it.
+std::string sourceOf(const nlohmann::json& split)
+{
+    const auto it = split.find("source");
+    return it != split.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 int rankOf(const nlohmann::json& split)
 {
     if (!split.is_object())
         return 0;
-    const std::string source = split.value("source", std::string());
+    const std::string source = sourceOf(split);
     return source == kLlamaCpp ? 3 : source == kHistograms ? 2 : source == kHeaders ? 1 : 0;
 }
 
@@ -183,7 +190,7 @@ QString ttftSplitBrief(const nlohmann::json& summary)
             parts << QStringLiteral("%1 mean %2").arg(QLatin1String(part)).arg(p["mean"].get<double>(), 0, 'f', 1);
     }
     return QStringLiteral("%1 ms (p50; %2)")
-        .arg(parts.join(QStringLiteral(", ")), QString::fromStdString(it->value("source", std::string())));
+        .arg(parts.join(QStringLiteral(", ")), QString::fromStdString(sourceOf(*it)));
 }
 
 QString formatTtftSplit(const nlohmann::json& summary)
@@ -201,7 +208,7 @@ QString formatTtftSplit(const nlohmann::json& summary)
                      .arg(QStringLiteral("ttft %1").arg(QLatin1String(part)), -18)
                      .arg(ms(p, "p50"), ms(p, "p90"), ms(p, "p95"), ms(p, "p99"), ms(p, "max"));
     }
-    const std::string source = split.value("source", std::string());
+    const std::string source = sourceOf(split);
     const QString requests = split.contains("requests") && split["requests"].is_number()
         ? QString::number(split["requests"].get<double>(), 'f', 0)
         : QStringLiteral("?");

@@ -302,6 +302,22 @@ private slots:
         QVERIFY(!formatSummaryTable(s).contains(QStringLiteral("ttft split")));
     }
 
+    // A split read back from a file can have any type anywhere: shown as far as
+    // it can be, never a throw (value() on a wrong type throws in nlohmann).
+    void wrongTypedSplitIsNeverAThrow()
+    {
+        for (const nlohmann::json& bad : { nlohmann::json(5), nlohmann::json::array({ 1 }), nlohmann::json(nullptr),
+                 nlohmann::json::object({ { "k", 1 } }), nlohmann::json(true) }) {
+            nlohmann::json summary = { { "ttft_split_ms",
+                { { "source", bad }, { "requests", bad }, { "queue", { { "p50", bad }, { "mean", bad } } },
+                    { "rest", bad } } } };
+            QVERIFY(ttftSplitBrief(summary).contains(QStringLiteral("ms (p50")));
+            QVERIFY(formatTtftSplit(summary).contains(QStringLiteral("ttft split from")));
+            offerTtftSplit(summary, { { "source", "headers" } }); // an unknown source ranks lowest
+            QVERIFY(summary["ttft_split_ms"]["source"] == "headers");
+        }
+    }
+
     // Timings beat histograms beat headers, whatever the order they are offered in.
     void betterSourcesWin()
     {

@@ -110,7 +110,11 @@ private slots:
         QVERIFY(out.result.cpuS > 0);
         // The burn is in the process's figure and not in the load's.
         QVERIFY(out.result.processCpuS >= out.result.cpuS);
-        QVERIFY2(out.result.cpuS < mainBurnS / 2, "the main thread's CPU was counted as the load's");
+        // Had the main thread's burn been counted, the load's figure would hold it too, and the
+        // load plus the burn would exceed the process's by about the burn; a ratio of the two
+        // alone depends on how the cores were shared (a sanitizer build slows the load, not the burn).
+        QVERIFY2(out.result.cpuS <= out.result.processCpuS - mainBurnS / 2,
+            "the main thread's CPU was counted as the load's");
         const ClientLoad load = clientLoadOf(out.result);
         QVERIFY(load.cpuUtilisation < out.result.processCpuS / (out.result.wallS * out.result.cores));
         QCOMPARE(sim.terminate(), 0);
