@@ -1,109 +1,16 @@
 #include "store/requestlineparser.h"
 
+#include "store/requestlinefields.h"
 #include "store/requesttable.h"
 
-#include <climits>
 #include <cmath>
 #include <string_view>
-#include <unordered_map>
 
 namespace ks {
 
 namespace {
 
 using json = nlohmann::json;
-
-enum class Field {
-    Type,
-    Run,
-    Id,
-    Probe,
-    ProbeRepeat,
-    Session,
-    Turn,
-    Prefix,
-    Warmup,
-    TSched,
-    TSend,
-    TWire,
-    THeaders,
-    Server,
-    Ttft,
-    Ttfc,
-    E2e,
-    Itl,
-    InTokens,
-    OutTokens,
-    OutTokensSource,
-    Status,
-    Ok,
-    Error,
-    ErrorDetail,
-    OutputSha,
-    ReasoningSha,
-    OutputText,
-    ReasoningText,
-};
-
-const std::unordered_map<std::string_view, Field>& fields()
-{
-    static const std::unordered_map<std::string_view, Field> map = {
-        { "type", Field::Type },
-        { "run", Field::Run },
-        { "id", Field::Id },
-        { "probe", Field::Probe },
-        { "probe_repeat", Field::ProbeRepeat },
-        { "session", Field::Session },
-        { "turn", Field::Turn },
-        { "prefix", Field::Prefix },
-        { "warmup", Field::Warmup },
-        { "t_sched_us", Field::TSched },
-        { "t_send_us", Field::TSend },
-        { "t_wire_us", Field::TWire },
-        { "t_headers_us", Field::THeaders },
-        { "server", Field::Server },
-        { "ttft_us", Field::Ttft },
-        { "ttfc_us", Field::Ttfc },
-        { "e2e_us", Field::E2e },
-        { "itl_us", Field::Itl },
-        { "in_tokens", Field::InTokens },
-        { "out_tokens", Field::OutTokens },
-        { "out_tokens_source", Field::OutTokensSource },
-        { "status", Field::Status },
-        { "ok", Field::Ok },
-        { "error", Field::Error },
-        { "error_detail", Field::ErrorDetail },
-        { "output_sha256", Field::OutputSha },
-        { "reasoning_sha256", Field::ReasoningSha },
-        { "output_text", Field::OutputText },
-        { "reasoning_text", Field::ReasoningText },
-    };
-    return map;
-}
-
-// The inclusive range of an integer field; time fields are microseconds >= 0.
-std::pair<qint64, qint64> rangeOf(Field f)
-{
-    switch (f) {
-    case Field::Status:
-        return { 0, 999 };
-    case Field::InTokens:
-    case Field::OutTokens:
-    case Field::ProbeRepeat:
-    case Field::Turn:
-    case Field::Prefix:
-        return { 0, INT_MAX };
-    default:
-        return { 0, std::numeric_limits<qint64>::max() };
-    }
-}
-
-bool isHex64(const std::string& s)
-{
-    if (s.size() != 64)
-        return false;
-    return std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
-}
 
 /// Fills a RequestRecord as the parser walks one request object, dropping what
 /// does not fit and noting why.
@@ -129,12 +36,12 @@ public:
     bool boolean(bool v) override
     {
         return scalar("a boolean", [&] {
-            if (m_field == Field::Ok) {
+            if (m_field == RequestField::Ok) {
                 m_record.ok = v;
                 hasOk = true;
                 return true;
             }
-            if (m_field == Field::Warmup) {
+            if (m_field == RequestField::Warmup) {
                 m_record.warmup = v;
                 return true;
             }
@@ -189,8 +96,8 @@ public:
             return true;
         }
         if (m_skipDepth == 0 && m_depth == 1) {
-            const auto it = fields().find(k);
-            m_known = it != fields().end();
+            const auto it = requestLineFields().find(k);
+            m_known = it != requestLineFields().end();
             if (m_known)
                 m_field = it->second;
             m_key = k;
@@ -209,7 +116,8 @@ private:
 
     bool required() const
     {
-        return m_field == Field::Run || m_field == Field::Id || m_field == Field::TSend || m_field == Field::Ok;
+        return m_field == RequestField::Run || m_field == RequestField::Id || m_field == RequestField::TSend
+            || m_field == RequestField::Ok;
     }
 
     void wrong(const QString& what)
@@ -220,26 +128,26 @@ private:
             skip = true;
     }
 
-    static QString expected(Field f)
+    static QString expected(RequestField f)
     {
         switch (f) {
-        case Field::Warmup:
-        case Field::Ok:
+        case RequestField::Warmup:
+        case RequestField::Ok:
             return QStringLiteral("a boolean");
-        case Field::Type:
-        case Field::Run:
-        case Field::Probe:
-        case Field::OutTokensSource:
-        case Field::Error:
-        case Field::ErrorDetail:
-        case Field::OutputSha:
-        case Field::ReasoningSha:
-        case Field::OutputText:
-        case Field::ReasoningText:
+        case RequestField::Type:
+        case RequestField::Run:
+        case RequestField::Probe:
+        case RequestField::OutTokensSource:
+        case RequestField::Error:
+        case RequestField::ErrorDetail:
+        case RequestField::OutputSha:
+        case RequestField::ReasoningSha:
+        case RequestField::OutputText:
+        case RequestField::ReasoningText:
             return QStringLiteral("a string");
-        case Field::Itl:
+        case RequestField::Itl:
             return QStringLiteral("an array of integers");
-        case Field::Server:
+        case RequestField::Server:
             return QStringLiteral("an object");
         default:
             return QStringLiteral("an integer");
@@ -267,7 +175,7 @@ private:
             return true;
         if (isNull) {
             // null means "absent" for optional fields (the writer's own convention)
-            if (required() || m_field == Field::Type)
+            if (required() || m_field == RequestField::Type)
                 wrong(QStringLiteral("expected %1, got null").arg(expected(m_field)));
             return true;
         }
@@ -279,8 +187,9 @@ private:
     bool text(const std::string& v)
     {
         const auto qtext = [&] {
-            const qsizetype limit
-                = m_field == Field::Error || m_field == Field::ErrorDetail ? kMaxDetailChars : kMaxLabelChars;
+            const qsizetype limit = m_field == RequestField::Error || m_field == RequestField::ErrorDetail
+                ? kMaxDetailChars
+                : kMaxLabelChars;
             QString t = QString::fromUtf8(v.data(), qsizetype(std::min<std::size_t>(v.size(), std::size_t(limit) * 4)));
             if (t.size() > limit) {
                 t.truncate(limit);
@@ -289,10 +198,10 @@ private:
             return t;
         };
         switch (m_field) {
-        case Field::Type:
+        case RequestField::Type:
             isRequest = v == "request";
             return true;
-        case Field::Run:
+        case RequestField::Run:
             if (v.empty()) {
                 wrong(QStringLiteral("empty run label"));
                 return true;
@@ -304,31 +213,31 @@ private:
                 m_record.run = qtext();
             hasRun = true;
             return true;
-        case Field::Probe:
+        case RequestField::Probe:
             m_record.probe = qtext();
             return true;
-        case Field::Error:
+        case RequestField::Error:
             m_record.error = qtext();
             return true;
-        case Field::ErrorDetail:
+        case RequestField::ErrorDetail:
             m_record.errorDetail = qtext();
             return true;
-        case Field::OutTokensSource:
+        case RequestField::OutTokensSource:
             m_record.outTokensFromUsage = v == "usage";
             return true;
-        case Field::OutputSha:
-        case Field::ReasoningSha:
+        case RequestField::OutputSha:
+        case RequestField::ReasoningSha:
             if (!isHex64(v)) {
                 wrong(QStringLiteral("expected 64 hex digits (a SHA-256)"));
                 return true;
             }
-            (m_field == Field::OutputSha ? m_record.outputSha256 : m_record.reasoningSha256)
+            (m_field == RequestField::OutputSha ? m_record.outputSha256 : m_record.reasoningSha256)
                 = shaFromHex(QByteArrayView(v.data(), qsizetype(v.size())));
             return true;
-        case Field::OutputText:
+        case RequestField::OutputText:
             m_record.outputText = QByteArray(v.data(), qsizetype(v.size()));
             return true;
-        case Field::ReasoningText:
+        case RequestField::ReasoningText:
             m_record.reasoningText = QByteArray(v.data(), qsizetype(v.size()));
             return true;
         default:
@@ -354,49 +263,49 @@ private:
         qint64* target = nullptr;
         int* small = nullptr;
         switch (m_field) {
-        case Field::Id:
+        case RequestField::Id:
             target = &m_record.id;
             break;
-        case Field::TSend:
+        case RequestField::TSend:
             target = &m_record.tSendUs;
             break;
-        case Field::TSched:
+        case RequestField::TSched:
             target = &m_record.tSchedUs;
             break;
-        case Field::TWire:
+        case RequestField::TWire:
             target = &m_record.tWireUs;
             break;
-        case Field::THeaders:
+        case RequestField::THeaders:
             target = &m_record.tHeadersUs;
             break;
-        case Field::Ttft:
+        case RequestField::Ttft:
             target = &m_record.ttftUs;
             break;
-        case Field::Ttfc:
+        case RequestField::Ttfc:
             target = &m_record.ttfcUs;
             break;
-        case Field::E2e:
+        case RequestField::E2e:
             target = &m_record.e2eUs;
             break;
-        case Field::InTokens:
+        case RequestField::InTokens:
             small = &m_record.inTokens;
             break;
-        case Field::OutTokens:
+        case RequestField::OutTokens:
             small = &m_record.outTokens;
             break;
-        case Field::Status:
+        case RequestField::Status:
             small = &m_record.status;
             break;
-        case Field::ProbeRepeat:
+        case RequestField::ProbeRepeat:
             small = &m_record.probeRepeat;
             break;
-        case Field::Session:
+        case RequestField::Session:
             target = &m_record.session;
             break;
-        case Field::Turn:
+        case RequestField::Turn:
             small = &m_record.turn;
             break;
-        case Field::Prefix:
+        case RequestField::Prefix:
             small = &m_record.prefix;
             break;
         default:
@@ -413,10 +322,10 @@ private:
             *target = v;
         else
             *small = int(v);
-        hasId = hasId || m_field == Field::Id;
-        hasSend = hasSend || m_field == Field::TSend;
-        hasSched = hasSched || m_field == Field::TSched;
-        hasRepeat = hasRepeat || m_field == Field::ProbeRepeat;
+        hasId = hasId || m_field == RequestField::Id;
+        hasSend = hasSend || m_field == RequestField::TSend;
+        hasSched = hasSched || m_field == RequestField::TSched;
+        hasRepeat = hasRepeat || m_field == RequestField::ProbeRepeat;
         return true;
     }
 
@@ -457,13 +366,13 @@ private:
             m_skipDepth = 1;
             return true;
         }
-        if (m_depth == 1 && m_known && m_field == Field::Server && object) {
+        if (m_depth == 1 && m_known && m_field == RequestField::Server && object) {
             m_inServer = true;
             m_record.server = ServerTimings(); // a repeated key: the last one counts
             ++m_depth;
             return true;
         }
-        if (m_depth == 1 && m_known && m_field == Field::Itl && !object) {
+        if (m_depth == 1 && m_known && m_field == RequestField::Itl && !object) {
             m_inItl = true;
             m_itlBad = false;
             m_itlIndex = 0;
@@ -558,7 +467,7 @@ private:
     RequestRecord& m_record;
     const QString* m_sameRun;
     std::string m_key;
-    Field m_field = Field::Type;
+    RequestField m_field = RequestField::Type;
     bool m_known = false;
     int m_depth = 0;
     int m_skipDepth = 0;

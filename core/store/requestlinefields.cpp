@@ -1,0 +1,69 @@
+#include "store/requestlinefields.h"
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <limits>
+
+namespace ks {
+
+const std::unordered_map<std::string_view, RequestField>& requestLineFields()
+{
+    static const std::unordered_map<std::string_view, RequestField> map = {
+        { "type", RequestField::Type },
+        { "run", RequestField::Run },
+        { "id", RequestField::Id },
+        { "probe", RequestField::Probe },
+        { "probe_repeat", RequestField::ProbeRepeat },
+        { "session", RequestField::Session },
+        { "turn", RequestField::Turn },
+        { "prefix", RequestField::Prefix },
+        { "warmup", RequestField::Warmup },
+        { "t_sched_us", RequestField::TSched },
+        { "t_send_us", RequestField::TSend },
+        { "t_wire_us", RequestField::TWire },
+        { "t_headers_us", RequestField::THeaders },
+        { "server", RequestField::Server },
+        { "ttft_us", RequestField::Ttft },
+        { "ttfc_us", RequestField::Ttfc },
+        { "e2e_us", RequestField::E2e },
+        { "itl_us", RequestField::Itl },
+        { "in_tokens", RequestField::InTokens },
+        { "out_tokens", RequestField::OutTokens },
+        { "out_tokens_source", RequestField::OutTokensSource },
+        { "status", RequestField::Status },
+        { "ok", RequestField::Ok },
+        { "error", RequestField::Error },
+        { "error_detail", RequestField::ErrorDetail },
+        { "output_sha256", RequestField::OutputSha },
+        { "reasoning_sha256", RequestField::ReasoningSha },
+        { "output_text", RequestField::OutputText },
+        { "reasoning_text", RequestField::ReasoningText },
+    };
+    return map;
+}
+
+std::pair<qint64, qint64> rangeOf(RequestField f)
+{
+    switch (f) {
+    case RequestField::Status:
+        return { 0, 999 };
+    case RequestField::InTokens:
+    case RequestField::OutTokens:
+    case RequestField::ProbeRepeat:
+    case RequestField::Turn:
+    case RequestField::Prefix:
+        return { 0, INT_MAX };
+    default:
+        return { 0, std::numeric_limits<qint64>::max() };
+    }
+}
+
+bool isHex64(const std::string& s)
+{
+    if (s.size() != 64)
+        return false;
+    return std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+} // namespace ks
