@@ -12,7 +12,7 @@ against it three times and checks counts, never speeds:
   file     4 streams, 12 prompts from a file (distinct lengths), max_tokens 8
 
 For every request: ok; out_tokens == max_tokens with out_tokens_source "usage";
-t_wire_us - t_send_us <= 50 ms (post() to the wire). Per phase, against /metrics
+t_wire_us - t_send_us (post() to the wire) at most half the phase's e2e p50. Per phase, against /metrics
 scraped before and after: sum(out_tokens) == delta llamacpp:tokens_predicted_total;
 the prompt tokens knobscope recorded == delta (llamacpp:prompt_tokens_total +
 llamacpp:prompt_tokens_cached_total) (= the sum of usage.prompt_tokens; the first
@@ -151,9 +151,15 @@ def run_phase(args, port, workdir, name, max_tokens, requests, flags):
     check(sum_out == predicted, f"{name}: sum(out_tokens) {sum_out} == delta llamacpp:tokens_predicted_total {predicted:g}")
     wire = [(r["t_wire_us"] - r["t_send_us"], r["id"]) for r in recs if r.get("t_wire_us") is not None]
     check(len(wire) == len(recs), f"{name}: every request has t_wire_us")
+    # A ratio within the phase, never a time: a busy machine slows the client and
+    # the engine alike, while a request held in the client (the stall issue 22
+    # found: seconds, for a few requests) stands out against the median request.
     worst = max(wire) if wire else (None, None)
-    check(worst[0] is not None and worst[0] <= 50_000,
-          f"{name}: post->wire max {worst[0] / 1000 if worst[0] is not None else None} ms <= 50 ms (request {worst[1]})")
+    e2e = sorted(r["e2e_us"] for r in recs if isinstance(r.get("e2e_us"), int))
+    e2e_p50 = e2e[len(e2e) // 2] if e2e else None
+    check(worst[0] is not None and e2e_p50 is not None and worst[0] <= 0.5 * e2e_p50,
+          f"{name}: post->wire max {worst[0] / 1000 if worst[0] is not None else None} ms <= half the phase's "
+          f"e2e p50 ({e2e_p50 / 1000 if e2e_p50 is not None else None} ms; request {worst[1]})")
     check(after.get("llamacpp:requests_processing", -1) == 0 and after.get("llamacpp:requests_deferred", -1) == 0,
           f"{name}: server idle afterwards (processing 0, deferred 0)")
     prompt_tokens = delta("llamacpp:prompt_tokens_total") + delta("llamacpp:prompt_tokens_cached_total")
