@@ -4,24 +4,18 @@
 #include "charts/cdfplot.h"
 #include "charts/kneeplot.h"
 #include "charts/palette.h"
-#include "metrics/compareformat.h"
-#include "metrics/sweepcompare.h"
+#include "compare/sweepcompare.h"
+#include "compareexport.h"
 #include "models/comparetablemodel.h"
 #include "runfileloader.h"
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDir>
-#include <QFile>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QMenu>
-#include <QMessageBox>
 #include <QSplitter>
 #include <QTableView>
-#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace ks {
@@ -86,12 +80,6 @@ QString configLegend(const nlohmann::json& config)
         + (config.value("workload_differs", false) ? ComparePage::tr(" (different workload)") : QString());
 }
 
-QSize sizeOf(const QString& text)
-{
-    const QStringList wh = text.split(QLatin1Char('x'));
-    return wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize(1200, 750);
-}
-
 } // namespace
 
 ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
@@ -112,57 +100,7 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
         m_metric->addItem(QString::fromLatin1(m.title), QString::fromLatin1(m.key));
     m_arm->setToolTip(tr("Arm (load shape) to compare"));
     m_baseline->setToolTip(tr("Configuration the ratios are against"));
-    auto* size = new QComboBox(this);
-    size->addItems({ QStringLiteral("800x500"), QStringLiteral("1200x750"), QStringLiteral("1600x1000"),
-        QStringLiteral("2400x1500") });
-    size->setCurrentIndex(1);
-    size->setToolTip(tr("Size of exported charts (pixels; points for PDF)"));
-
-    auto* exportChartButton = new QToolButton(this);
-    exportChartButton->setText(tr("Export chart"));
-    exportChartButton->setPopupMode(QToolButton::InstantPopup);
-    auto* menu = new QMenu(exportChartButton);
-    auto exportOne = [this, size](bool cdf) {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("chart.png"),
-            tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
-        if (path.isEmpty())
-            return;
-        QString error;
-        const QString key = m_metric->currentData().toString().section(QLatin1Char('_'), 0, 0);
-        if (!exportChart((cdf ? QStringLiteral("cdf-") : QString()) + key, m_arm->currentText(), path,
-                sizeOf(size->currentText()), &error))
-            QMessageBox::warning(this, tr("Export failed"), error);
-    };
-    menu->addAction(tr("Bars…"), this, [exportOne] { exportOne(false); });
-    menu->addAction(tr("CDF…"), this, [exportOne] { exportOne(true); });
-    menu->addAction(tr("Knee (sweep arms)…"), this, [this, size] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("knee.png"),
-            tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
-        QString error;
-        if (!path.isEmpty()
-            && !exportChart(QStringLiteral("knee"), m_arm->currentText(), path, sizeOf(size->currentText()), &error))
-            QMessageBox::warning(this, tr("Export failed"), error);
-    });
-    exportChartButton->setMenu(menu);
-    auto* exportTableButton = new QToolButton(this);
-    exportTableButton->setText(tr("Export table…"));
-    exportTableButton->setToolTip(tr("Every arm's table, as CSV or Markdown (by file name)"));
-    connect(exportTableButton, &QToolButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export table"), QStringLiteral("compare.md"), tr("Markdown (*.md);;CSV (*.csv)"));
-        QString error;
-        if (!path.isEmpty() && !exportTable(path, &error))
-            QMessageBox::warning(this, tr("Export failed"), error);
-    });
-    auto* exportReportButton = new QToolButton(this);
-    exportReportButton->setText(tr("Export report…"));
-    exportReportButton->setToolTip(tr("Every chart and table of the experiment into a folder, with an index.md"));
-    connect(exportReportButton, &QToolButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Export report into"));
-        QString error;
-        if (!dir.isEmpty() && !exportReport(dir, &error))
-            QMessageBox::warning(this, tr("Export failed"), error);
-    });
+    const QList<QWidget*> exportControls = createExportControls(this, m_arm, m_metric);
 
     auto* allowDifferent = new QCheckBox(tr("Different workloads"), this);
     allowDifferent->setToolTip(tr("Compare an arm whose configurations ran different workloads (prompts, lengths, "
@@ -178,10 +116,8 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     top->addWidget(m_metric);
     top->addStretch(1);
     top->addWidget(allowDifferent);
-    top->addWidget(size);
-    top->addWidget(exportChartButton);
-    top->addWidget(exportTableButton);
-    top->addWidget(exportReportButton);
+    for (QWidget* control : exportControls)
+        top->addWidget(control);
 
     m_warning->setStyleSheet(QStringLiteral("color: #c87800;"));
     m_warning->setWordWrap(true);
@@ -470,15 +406,7 @@ bool ComparePage::exportTable(const QString& path, QString* error) const
         *error = tr("nothing to export");
         return false;
     }
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        *error = tr("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    const QString text = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive) ? compareCsv(m_result->compare)
-                                                                                   : compareMarkdown(m_result->compare);
-    file.write(text.toUtf8());
-    return true;
+    return writeCompareTable(m_result->compare, path, error);
 }
 
 bool ComparePage::exportReport(const QString& directory, QString* error)
@@ -487,45 +415,7 @@ bool ComparePage::exportReport(const QString& directory, QString* error)
         *error = tr("nothing to export: no load arms");
         return false;
     }
-    QDir dir(directory);
-    if (!dir.mkpath(QStringLiteral("."))) {
-        *error = tr("cannot create %1").arg(directory);
-        return false;
-    }
-    QString index
-        = QStringLiteral("# %1\n\nRun file: `%2`\n\n")
-              .arg(m_result->file->experimentName(QStringLiteral("experiment")), QFileInfo(m_result->path).fileName());
-    for (const QString& arm : arms()) {
-        index += QStringLiteral("## %1\n\n").arg(arm);
-        const nlohmann::json* entry = armOf(m_result->compare, arm);
-        const bool sweep = entry && entry->contains("sweep");
-        const std::vector<const char*> charts = sweep
-            ? std::vector<const char*> { "knee" }
-            : std::vector<const char*> { "ttft", "tpot", "itl", "e2e", "throughput", "cdf-ttft", "cdf-e2e" };
-        for (const char* chart : charts) {
-            const QString base = QStringLiteral("%1-%2").arg(arm, QLatin1String(chart));
-            for (const char* format : { "png", "svg" }) {
-                if (!exportChart(QString::fromLatin1(chart), arm,
-                        dir.filePath(base + QLatin1Char('.') + QLatin1String(format)), QSize(1200, 750), error))
-                    return false;
-            }
-            index += QStringLiteral("![%1](%1.png) ([SVG](%1.svg))\n\n").arg(base);
-        }
-    }
-    if (!exportTable(dir.filePath(QStringLiteral("compare.md")), error)
-        || !exportTable(dir.filePath(QStringLiteral("compare.csv")), error))
-        return false;
-    QFile table(dir.filePath(QStringLiteral("compare.md")));
-    table.open(QIODevice::ReadOnly);
-    index += QStringLiteral("## Tables\n\n[compare.md](compare.md) · [compare.csv](compare.csv)\n\n")
-        + QString::fromUtf8(table.readAll());
-    QFile out(dir.filePath(QStringLiteral("index.md")));
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        *error = tr("cannot write %1").arg(out.fileName());
-        return false;
-    }
-    out.write(index.toUtf8());
-    return true;
+    return writeCompareReport(*this, *m_result, directory, error);
 }
 
 } // namespace ks

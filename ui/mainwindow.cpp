@@ -7,11 +7,12 @@
 #include "experimenteditor.h"
 #include "import/resultfile.h"
 #include "livepage.h"
-#include "metrics/ttftsplit.h"
+#include "mainmenus.h"
 #include "replaybar.h"
 #include "replaycontroller.h"
 #include "runcontroller.h"
 #include "runfileloader.h"
+#include "runstatustext.h"
 #include "settings.h"
 #include "windowplacement.h"
 
@@ -26,7 +27,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -37,16 +37,6 @@
 #include <QTimer>
 
 namespace ks {
-
-namespace {
-
-QString clock(double seconds)
-{
-    const int s = int(seconds + 0.5);
-    return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
-}
-
-} // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
@@ -119,7 +109,12 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_loader, &RunFileLoader::loaded, this, &MainWindow::onRunFileLoaded);
     setAcceptDrops(true);
 
-    buildMenus();
+    m_menus = new MainMenus(this, m_settings, m_editor, m_replay);
+    connect(m_menus, &MainMenus::newExperimentRequested, this, &MainWindow::newExperiment);
+    connect(m_menus, &MainMenus::openExperimentRequested, this, &MainWindow::openSpecDialog);
+    connect(m_menus, &MainMenus::saveRequested, this, &MainWindow::save);
+    connect(m_menus, &MainMenus::saveAsRequested, this, &MainWindow::saveSpecAs);
+    connect(m_menus, &MainMenus::recentFileChosen, this, &MainWindow::openPath);
     if (!restoreGeometry(m_settings->windowGeometry())) {
         // First start: size the window to the screen (closeEvent saves it from then on).
         if (const QScreen* screen = QGuiApplication::primaryScreen()) {
@@ -153,104 +148,6 @@ void MainWindow::connectFeed(RunFeed* feed)
     connect(feed, &RunFeed::serverLine, this, [this](const QString& line) { log(line); });
 }
 
-void MainWindow::buildMenus()
-{
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&New experiment"), QKeySequence::New, this, [this] {
-        QString ignored;
-        m_document->load(QByteArray::fromStdString(ExperimentDocument::newExperiment().dump()), &ignored);
-        m_specPath.clear();
-        updateTitle();
-    });
-    file->addAction(tr("&Open experiment…"), QKeySequence::Open, this, &MainWindow::openSpecDialog);
-    file->addAction(tr("Open run &file…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open run file"), m_settings->runDirectory(),
-            tr("Run files and results (*.jsonl *.json);;All files (*)"));
-        if (!path.isEmpty())
-            openRunFile(path);
-    });
-    file->addAction(tr("Co&mpare with another run file…"), this, [this] {
-        if (m_replay->path().isEmpty() && m_runFile.isEmpty()) {
-            statusBar()->showMessage(tr("Open a run file (or run an experiment) first"), 5000);
-            return;
-        }
-        const QString path = QFileDialog::getOpenFileName(this, tr("Compare with run file"), m_settings->runDirectory(),
-            tr("Run files and results (*.jsonl *.json);;All files (*)"));
-        if (!path.isEmpty())
-            compareWith(path);
-    });
-    m_recentMenu = file->addMenu(tr("Open &recent"));
-    QMenu* bundled = file->addMenu(tr("Open &bundled"));
-    for (const char* name : { "one-knob", "small-vs-large", "drift" })
-        bundled->addAction(QString::fromLatin1(name), this, [this, name] { loadBundled(QString::fromLatin1(name)); });
-    // Templates for real servers, from share/knobscope/experiments (read-only: Save asks for a new name).
-    if (const QString templates = experimentTemplateDirectory(); !templates.isEmpty()) {
-        bundled->addSection(tr("Real-server templates"));
-        for (const QFileInfo& spec : QDir(templates).entryInfoList({ QStringLiteral("*-template.json") }, QDir::Files))
-            bundled->addAction(
-                spec.completeBaseName(), this, [this, path = spec.absoluteFilePath()] { openSpec(path); });
-    }
-    file->addAction(tr("&Save experiment"), QKeySequence::Save, this, [this] {
-        const QString templates = experimentTemplateDirectory();
-        if (m_specPath.isEmpty() || m_specPath.startsWith(QLatin1Char(':'))
-            || (!templates.isEmpty() && m_specPath.startsWith(templates + QLatin1Char('/'))))
-            saveSpecAs();
-        else
-            saveSpec(m_specPath);
-    });
-    file->addAction(tr("Save experiment &as…"), QKeySequence::SaveAs, this, &MainWindow::saveSpecAs);
-    file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-    rebuildRecentMenu();
-
-    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
-    m_runAction = runMenu->addAction(tr("&Run experiment"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::run);
-    m_runAction->setToolTip(tr("Run every arm against every configuration into a new run file"));
-    m_stopAction = runMenu->addAction(tr("&Stop"), QKeySequence(Qt::Key_Escape), this, &MainWindow::stop);
-    m_stopAction->setToolTip(tr("End the current arm cleanly; the run file stays valid"));
-
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    for (int i = 0; i < m_pages->count(); ++i) {
-        view->addAction(m_pages->tabText(i).remove(QLatin1Char('&')), QKeySequence(Qt::CTRL | (Qt::Key_1 + i)), this,
-            [this, i] { m_pages->setCurrentIndex(i); });
-    }
-    view->addSeparator();
-    QAction* cumulative = view->addAction(tr("&Cumulative percentiles"));
-    cumulative->setCheckable(true);
-    cumulative->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_U));
-    cumulative->setChecked(m_settings->chartsCumulative());
-    connect(cumulative, &QAction::toggled, m_live, &LivePage::setCumulative);
-    connect(m_live, &LivePage::cumulativeToggled, cumulative, &QAction::setChecked);
-    view->addAction(tr("&Reset zoom"), QKeySequence(Qt::CTRL | Qt::Key_0), m_live, &LivePage::resetZoom);
-    view->addSeparator();
-    m_editorAction = view->addAction(tr("Experiment &editor"));
-    m_editorAction->setCheckable(true);
-    m_editorAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    m_editorAction->setToolTip(tr("Show or hide the experiment editor; hidden, the charts get the whole window"));
-    m_editorAction->setChecked(m_settings->editorVisible());
-    connect(m_editorAction, &QAction::toggled, this, [this](bool visible) {
-        m_editor->setVisible(visible);
-        m_settings->setEditorVisible(visible);
-    });
-
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About knobscope"), this, [this] {
-        QMessageBox::about(this, tr("About knobscope"),
-            tr("<p><b>knobscope %1</b></p><p>Benchmarks LLM inference servers and shows what one knob does to "
-               "latency, throughput and output stability.</p><p>Formats, metrics and the simulator are described "
-               "in the docs/ folder of the source.</p>")
-                .arg(QStringLiteral(KNOBSCOPE_VERSION)));
-    });
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    m_recentMenu->clear();
-    for (const QString& path : m_settings->recentFiles())
-        m_recentMenu->addAction(path, this, [this, path] { openPath(path); });
-    m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
-}
-
 bool MainWindow::openSpec(const QString& path)
 {
     QFile file(path);
@@ -262,7 +159,7 @@ bool MainWindow::openSpec(const QString& path)
         if (!path.startsWith(QLatin1Char(':'))) {
             m_settings->setLastSpecPath(path);
             m_settings->addRecentFile(path);
-            rebuildRecentMenu();
+            m_menus->rebuildRecent();
         }
         updateTitle();
         log(tr("Loaded experiment %1").arg(path));
@@ -277,6 +174,24 @@ void MainWindow::loadBundled(const QString& name)
     openSpec(QStringLiteral(":/experiments/%1.json").arg(name));
 }
 
+void MainWindow::newExperiment()
+{
+    QString ignored;
+    m_document->load(QByteArray::fromStdString(ExperimentDocument::newExperiment().dump()), &ignored);
+    m_specPath.clear();
+    updateTitle();
+}
+
+void MainWindow::save()
+{
+    const QString templates = experimentTemplateDirectory();
+    if (m_specPath.isEmpty() || m_specPath.startsWith(QLatin1Char(':'))
+        || (!templates.isEmpty() && m_specPath.startsWith(templates + QLatin1Char('/'))))
+        saveSpecAs();
+    else
+        saveSpec(m_specPath);
+}
+
 bool MainWindow::saveSpec(const QString& path)
 {
     QFile file(path);
@@ -287,7 +202,7 @@ bool MainWindow::saveSpec(const QString& path)
     m_specPath = path;
     m_settings->setLastSpecPath(path);
     m_settings->addRecentFile(path);
-    rebuildRecentMenu();
+    m_menus->rebuildRecent();
     updateTitle();
     statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
     return true;
@@ -325,7 +240,7 @@ void MainWindow::run()
     if (!std::holds_alternative<ExperimentSpec>(parsed)) {
         const QString problems = m_editor->problemTexts().join(QLatin1Char('\n'));
         m_status->setText(tr("The experiment has problems; they are marked in the editor."));
-        m_editorAction->setChecked(true); // a hidden editor cannot show them
+        m_menus->editorAction()->setChecked(true); // a hidden editor cannot show them
         log(tr("Not started:\n%1").arg(problems));
         return;
     }
@@ -368,34 +283,20 @@ void MainWindow::onRunStarted(const QString& run, int index, int total)
     m_runIndex = index;
     m_runTotal = total;
     m_live->runStarted(run);
-    // A replay does not know how many runs the file holds until it ends.
-    log(total > 0 ? tr("Arm %1 of %2%3: %4")
-                        .arg(index + 1)
-                        .arg(m_totalIsEstimate ? tr("about ") : QString())
-                        .arg(total)
-                        .arg(run)
-                  : tr("Arm %1: %2").arg(index + 1).arg(run));
+    log(armStartedLine(run, index, total, m_totalIsEstimate));
 }
 
 void MainWindow::onProgress(const LoadProgress& p)
 {
     m_live->progressed(m_currentRun, p.done, p.expected);
-    QString eta;
-    if (p.expected > 0 && p.done > 0)
-        eta = tr(" · arm ETA %1").arg(clock(p.elapsedS * double(p.expected - p.done) / double(p.done)));
-    else if (p.durationS > 0)
-        eta = tr(" · arm ETA %1").arg(clock(std::max(0.0, p.durationS - p.elapsedS)));
-    const QString arm = m_runTotal > 0
-        ? tr("arm %1 of %2%3").arg(m_runIndex + 1).arg(m_totalIsEstimate ? tr("about ") : QString()).arg(m_runTotal)
-        : tr("arm %1").arg(m_runIndex + 1);
     m_status->setText(tr("%1 (%2) · %3%4 requests · %5 errors · %6 req/s · elapsed %7%8")
-                          .arg(m_currentRun, arm)
+                          .arg(m_currentRun, armPosition(m_runIndex, m_runTotal, m_totalIsEstimate))
                           .arg(p.done)
                           .arg(p.expected > 0 ? QStringLiteral("/%1").arg(p.expected) : QString())
                           .arg(p.errors)
                           .arg(m_reqPerS, 0, 'f', 1)
-                          .arg(clock(double(m_experimentClock.elapsed()) / 1000.0))
-                          .arg(eta));
+                          .arg(clockText(double(m_experimentClock.elapsed()) / 1000.0))
+                          .arg(armEta(p)));
 }
 
 void MainWindow::onSnapshot(const QString& run, const RunSnapshot& snapshot)
@@ -410,12 +311,7 @@ void MainWindow::onRunFinished(const QString& run, const QByteArray& summaryJson
     if (summary.is_discarded())
         return;
     m_live->runFinished(run, summary);
-    QString line = tr("Finished %1: %2").arg(run, QString::fromStdString(summary.value("status", std::string())));
-    if (const QString split = ttftSplitBrief(summary); !split.isEmpty())
-        line += tr("\n  TTFT split: %1").arg(split);
-    for (const auto& w : summary.value("warnings", nlohmann::json::array()))
-        line += QStringLiteral("\n  warning: ") + QString::fromStdString(w.get<std::string>());
-    log(line);
+    log(runFinishedLine(run, summary));
 }
 
 void MainWindow::onFinished(const QString& message)
@@ -424,7 +320,7 @@ void MainWindow::onFinished(const QString& message)
     updateActions();
     const QString done = message.isEmpty() ? tr("Experiment finished") : tr("Experiment ended with problems");
     m_status->setText(
-        tr("%1 · %2 · run file %3").arg(done, clock(double(m_experimentClock.elapsed()) / 1000.0), m_runFile));
+        tr("%1 · %2 · run file %3").arg(done, clockText(double(m_experimentClock.elapsed()) / 1000.0), m_runFile));
     log(message.isEmpty() ? done : done + QStringLiteral(":\n") + message);
     if (!m_liveFile || m_liveFile->runs.empty())
         m_loader->load(m_runFile); // nothing was recorded: the file says why (or that it is empty)
@@ -453,20 +349,7 @@ void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
             setWindowTitle(QStringLiteral("knobscope — %1").arg(QFileInfo(result->path).fileName()));
         }
     }
-    QStringList notes;
-    constexpr std::size_t kShownIssues = 20; // a badly broken file stays readable
-    const auto& issues = result->file->issues;
-    for (std::size_t i = 0; i < issues.size() && i < kShownIssues; ++i)
-        notes << tr("line %1: %2").arg(issues[i].line).arg(issues[i].message);
-    if (issues.size() > kShownIssues)
-        notes << tr("%1 more issues, the last on line %2").arg(issues.size() - kShownIssues).arg(issues.back().line);
-    if (result->file->truncated)
-        notes << tr("the file ends in the middle of line %1: the run was killed or is still being written; everything "
-                    "before it is shown")
-                     .arg(result->file->lines);
-    for (const RunData& run : result->file->runs)
-        if (run.summary.is_null())
-            notes << tr("%1 has no summary line: it did not finish").arg(run.run);
+    const QStringList notes = runFileNotes(*result->file);
     log(tr("Loaded %1: %2 runs").arg(result->path).arg(result->file->runs.size())
         + (notes.isEmpty() ? QString() : QStringLiteral("\n  ") + notes.join(QStringLiteral("\n  "))));
     statusBar()->showMessage(notes.isEmpty()
@@ -490,7 +373,7 @@ void MainWindow::openRunFile(const QString& path)
         return;
     }
     m_settings->addRecentFile(path);
-    rebuildRecentMenu();
+    m_menus->rebuildRecent();
     m_loader->load(path);
     QString error;
     const ResultFormat format = detectResultFormat(path, &error);
@@ -545,8 +428,7 @@ void MainWindow::updateTitle()
 
 void MainWindow::updateActions()
 {
-    m_runAction->setEnabled(!isRunning());
-    m_stopAction->setEnabled(isRunning());
+    m_menus->setRunning(isRunning());
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event)

@@ -8,7 +8,6 @@
 #include <memory>
 
 class QLabel;
-class QMenu;
 class QPlainTextEdit;
 class QSplitter;
 class QTabWidget;
@@ -20,6 +19,7 @@ class DriftPage;
 class ExperimentDocument;
 class ExperimentEditor;
 class LivePage;
+class MainMenus;
 class ReplayBar;
 class ReplayController;
 class RunFileLoader;
@@ -74,10 +74,11 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    void buildMenus();
     /// Live and replayed runs reach the pages through the same slots.
     void connectFeed(RunFeed* feed);
-    void rebuildRecentMenu();
+    void newExperiment();
+    /// Saves in place, or asks for a name when the spec is new, bundled or a template.
+    void save();
     bool saveSpec(const QString& path);
     void saveSpecAs();
     void openSpecDialog();
@@ -104,12 +105,9 @@ private:
     ReplayBar* m_replayBar;
     ReplayController* m_replay;
     QTabWidget* m_pages;
-    QAction* m_editorAction = nullptr;
     QSplitter* m_splitter;
     QLabel* m_status;
-    QMenu* m_recentMenu = nullptr;
-    QAction* m_runAction = nullptr;
-    QAction* m_stopAction = nullptr;
+    MainMenus* m_menus = nullptr;
     QString m_specPath;
     QString m_runFile;
     /// The experiment running now, as far as it got: what the runner wrote,

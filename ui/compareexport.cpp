@@ -1,0 +1,148 @@
+#include "compareexport.h"
+
+#include "compare/compareformat.h"
+#include "comparepage.h"
+#include "runfileloader.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QToolButton>
+
+#include <algorithm>
+#include <vector>
+
+namespace ks {
+
+namespace {
+
+QSize sizeOf(const QString& text)
+{
+    const QStringList wh = text.split(QLatin1Char('x'));
+    return wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize(1200, 750);
+}
+
+} // namespace
+
+QList<QWidget*> createExportControls(ComparePage* page, const QComboBox* arm, const QComboBox* metric)
+{
+    auto* size = new QComboBox(page);
+    size->addItems({ QStringLiteral("800x500"), QStringLiteral("1200x750"), QStringLiteral("1600x1000"),
+        QStringLiteral("2400x1500") });
+    size->setCurrentIndex(1);
+    size->setToolTip(ComparePage::tr("Size of exported charts (pixels; points for PDF)"));
+
+    auto* exportChartButton = new QToolButton(page);
+    exportChartButton->setText(ComparePage::tr("Export chart"));
+    exportChartButton->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(exportChartButton);
+    auto exportOne = [page, arm, metric, size](bool cdf) {
+        const QString path
+            = QFileDialog::getSaveFileName(page, ComparePage::tr("Export chart"), QStringLiteral("chart.png"),
+                ComparePage::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+        if (path.isEmpty())
+            return;
+        QString error;
+        const QString key = metric->currentData().toString().section(QLatin1Char('_'), 0, 0);
+        if (!page->exportChart((cdf ? QStringLiteral("cdf-") : QString()) + key, arm->currentText(), path,
+                sizeOf(size->currentText()), &error))
+            QMessageBox::warning(page, ComparePage::tr("Export failed"), error);
+    };
+    menu->addAction(ComparePage::tr("Bars…"), page, [exportOne] { exportOne(false); });
+    menu->addAction(ComparePage::tr("CDF…"), page, [exportOne] { exportOne(true); });
+    menu->addAction(ComparePage::tr("Knee (sweep arms)…"), page, [page, arm, size] {
+        const QString path
+            = QFileDialog::getSaveFileName(page, ComparePage::tr("Export chart"), QStringLiteral("knee.png"),
+                ComparePage::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+        QString error;
+        if (!path.isEmpty()
+            && !page->exportChart(
+                QStringLiteral("knee"), arm->currentText(), path, sizeOf(size->currentText()), &error))
+            QMessageBox::warning(page, ComparePage::tr("Export failed"), error);
+    });
+    exportChartButton->setMenu(menu);
+    auto* exportTableButton = new QToolButton(page);
+    exportTableButton->setText(ComparePage::tr("Export table…"));
+    exportTableButton->setToolTip(ComparePage::tr("Every arm's table, as CSV or Markdown (by file name)"));
+    QObject::connect(exportTableButton, &QToolButton::clicked, page, [page] {
+        const QString path = QFileDialog::getSaveFileName(page, ComparePage::tr("Export table"),
+            QStringLiteral("compare.md"), ComparePage::tr("Markdown (*.md);;CSV (*.csv)"));
+        QString error;
+        if (!path.isEmpty() && !page->exportTable(path, &error))
+            QMessageBox::warning(page, ComparePage::tr("Export failed"), error);
+    });
+    auto* exportReportButton = new QToolButton(page);
+    exportReportButton->setText(ComparePage::tr("Export report…"));
+    exportReportButton->setToolTip(
+        ComparePage::tr("Every chart and table of the experiment into a folder, with an index.md"));
+    QObject::connect(exportReportButton, &QToolButton::clicked, page, [page] {
+        const QString dir = QFileDialog::getExistingDirectory(page, ComparePage::tr("Export report into"));
+        QString error;
+        if (!dir.isEmpty() && !page->exportReport(dir, &error))
+            QMessageBox::warning(page, ComparePage::tr("Export failed"), error);
+    });
+    return { size, exportChartButton, exportTableButton, exportReportButton };
+}
+
+bool writeCompareTable(const nlohmann::json& compare, const QString& path, QString* error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        *error = ComparePage::tr("cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    const QString text
+        = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive) ? compareCsv(compare) : compareMarkdown(compare);
+    file.write(text.toUtf8());
+    return true;
+}
+
+bool writeCompareReport(ComparePage& page, const LoadedRunFile& result, const QString& directory, QString* error)
+{
+    QDir dir(directory);
+    if (!dir.mkpath(QStringLiteral("."))) {
+        *error = ComparePage::tr("cannot create %1").arg(directory);
+        return false;
+    }
+    QString index
+        = QStringLiteral("# %1\n\nRun file: `%2`\n\n")
+              .arg(result.file->experimentName(QStringLiteral("experiment")), QFileInfo(result.path).fileName());
+    for (const QString& arm : page.arms()) {
+        index += QStringLiteral("## %1\n\n").arg(arm);
+        const auto entry = std::find_if(result.compare.begin(), result.compare.end(),
+            [&arm](const nlohmann::json& a) { return a.value("arm", std::string()) == arm.toStdString(); });
+        const bool sweep = entry != result.compare.end() && entry->contains("sweep");
+        const std::vector<const char*> charts = sweep
+            ? std::vector<const char*> { "knee" }
+            : std::vector<const char*> { "ttft", "tpot", "itl", "e2e", "throughput", "cdf-ttft", "cdf-e2e" };
+        for (const char* chart : charts) {
+            const QString base = QStringLiteral("%1-%2").arg(arm, QLatin1String(chart));
+            for (const char* format : { "png", "svg" }) {
+                if (!page.exportChart(QString::fromLatin1(chart), arm,
+                        dir.filePath(base + QLatin1Char('.') + QLatin1String(format)), QSize(1200, 750), error))
+                    return false;
+            }
+            index += QStringLiteral("![%1](%1.png) ([SVG](%1.svg))\n\n").arg(base);
+        }
+    }
+    if (!page.exportTable(dir.filePath(QStringLiteral("compare.md")), error)
+        || !page.exportTable(dir.filePath(QStringLiteral("compare.csv")), error))
+        return false;
+    QFile table(dir.filePath(QStringLiteral("compare.md")));
+    table.open(QIODevice::ReadOnly);
+    index += QStringLiteral("## Tables\n\n[compare.md](compare.md) · [compare.csv](compare.csv)\n\n")
+        + QString::fromUtf8(table.readAll());
+    QFile out(dir.filePath(QStringLiteral("index.md")));
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        *error = ComparePage::tr("cannot write %1").arg(out.fileName());
+        return false;
+    }
+    out.write(index.toUtf8());
+    return true;
+}
+
+} // namespace ks
