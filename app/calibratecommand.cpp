@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "loadflags.h"
 #include "metrics/percentiles.h"
+#include "truthlog.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -29,29 +30,13 @@ QString findSimulator(const QString& given)
     return QStandardPaths::findExecutable(QStringLiteral("knobscope-sim"));
 }
 
-struct Truth {
-    qint64 arrivalUs = 0;
-    qint64 firstTokenUs = -1;
-    std::vector<qint64> tokenUs;
-};
-
-std::unordered_map<std::string, Truth> readTruth(const QString& path)
+// The truth log's records by client request id (calibrate's ids are unique).
+std::unordered_map<std::string, kssim::TruthRecord> truthById(const QString& path)
 {
-    std::unordered_map<std::string, Truth> out;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return out;
-    while (!file.atEnd()) {
-        const QByteArray line = file.readLine();
-        const auto j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
-        if (j.is_discarded() || !j.contains("client_request_id") || !j["client_request_id"].is_string())
-            continue;
-        Truth t;
-        t.arrivalUs = j.value("arrival_us", qint64(0));
-        t.firstTokenUs = j.value("first_token_us", qint64(-1));
-        t.tokenUs = j.value("token_us", std::vector<qint64> {});
-        out[j["client_request_id"].get<std::string>()] = std::move(t);
-    }
+    std::unordered_map<std::string, kssim::TruthRecord> out;
+    for (kssim::TruthRecord& r : kssim::readTruthLog(path))
+        if (!r.clientRequestId.isEmpty())
+            out[r.clientRequestId.toStdString()] = std::move(r);
     return out;
 }
 
@@ -174,7 +159,7 @@ int calibrateCommand(const QStringList& arguments)
         return 2;
     }
 
-    const auto truth = readTruth(truthPath);
+    const auto truth = truthById(truthPath);
     SendPath send;
     std::vector<double> deliveryLagMs, ttftErrorMs;
     qint64 events = 0;
@@ -186,7 +171,7 @@ int calibrateCommand(const QStringList& arguments)
         if (it == truth.end() || it->second.tokenUs.size() != r.itlUs.size() + 1)
             continue;
         ++matched;
-        const Truth& t = it->second;
+        const kssim::TruthRecord& t = it->second;
         const qint64 sendAbs = t0 + r.tSendUs;
         qint64 readAbs = sendAbs + r.ttftUs;
         for (std::size_t i = 0; i < t.tokenUs.size(); ++i) {
@@ -195,7 +180,7 @@ int calibrateCommand(const QStringList& arguments)
             deliveryLagMs.push_back(double(readAbs - t.tokenUs[i]) / 1000.0);
         }
         events += qint64(t.tokenUs.size());
-        ttftErrorMs.push_back(double(r.ttftUs - (t.firstTokenUs - t.arrivalUs)) / 1000.0);
+        ttftErrorMs.push_back(double(r.ttftUs - (t.tokenUs.front() - t.arrivalUs)) / 1000.0);
         send.add(sendAbs, r.tWireUs >= 0 ? t0 + r.tWireUs : -1, t.arrivalUs);
     }
     const ks::ClientLoad load = ks::clientLoadOf(outcome.result);

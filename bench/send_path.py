@@ -46,6 +46,8 @@ import tempfile
 import time
 import urllib.request
 
+from truthlog import truth_by_client_id
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CLIENTS = ["raw", "bare", "knobscope", "aiohttp"]
@@ -203,19 +205,6 @@ def read_knobscope_output(path, clock_offset_us):
                  "wall_s": last_us / 1e6}
 
 
-def read_truth(path):
-    truth = {}
-    with open(path) as f:
-        for line in f:
-            try:
-                j = json.loads(line)
-            except ValueError:
-                continue
-            if j.get("client_request_id"):
-                truth[j["client_request_id"]] = j
-    return truth
-
-
 def analyse(records, summary, truth, process_cpu_s, concurrency):
     c_ttft, s_ttft, c_itl, s_itl, transit = [], [], [], [], []
     transit_first, transit_rest = [], []
@@ -269,7 +258,7 @@ def run_one(name, args, work, round_index):
         finally:
             sim.stop()
         # Streams cut by a shutdown mean the simulator was stopped while the client still ran.
-        sim_died = sim_died or any(t.get("fault") == "server_shutdown" for t in read_truth(truth_path).values())
+        sim_died = sim_died or any(t.get("fault") == "server_shutdown" for t in truth_by_client_id(truth_path).values())
         if not sim_died:
             break
         # Not the client's doing: on a shared machine something else stopped the simulator.
@@ -286,7 +275,7 @@ def run_one(name, args, work, round_index):
         records, summary = read_knobscope_output(out_path, realtime_minus_monotonic_us())
     else:
         records, summary = read_bench_output(out_path)
-    result = analyse(records, summary, read_truth(truth_path), process_cpu_s, args.concurrency)
+    result = analyse(records, summary, truth_by_client_id(truth_path), process_cpu_s, args.concurrency)
     result["peak_connections"] = peak
     return result
 

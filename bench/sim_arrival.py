@@ -30,6 +30,8 @@ import sys
 import tempfile
 import time
 
+from truthlog import read_truth_log
+
 TERMINATOR = b"0\r\n\r\n"
 
 
@@ -164,8 +166,7 @@ def measure(sim, mode, streams, max_tokens, seconds, gap_ms):
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=30)
-        with open(truth) as f:
-            records = [json.loads(line) for line in f if line.strip()]
+        records = read_truth_log(truth)
     passes = write_passes(records)
     arrivals = {r["client_request_id"]: r["arrival_us"] for r in records if r["client_request_id"] in sent}
     errors, mid = [], []

@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+from truthlog import truth_by_client_id
+
 
 def pct(values, p):
     """numpy's default (linear) percentile."""
@@ -112,11 +114,7 @@ def run_one(sim, profile, mns, concurrency, requests, out_tokens, in_tokens):
     proc.terminate()
     proc.wait(timeout=10)
     peak = float(re.search(r"^knobscope_sim_open_connections_peak (\S+)$", metrics, re.M).group(1))
-    truth = {}
-    with open(truth_path) as f:
-        for line in f:
-            t = json.loads(line)
-            truth[t["client_request_id"]] = t
+    truth = truth_by_client_id(truth_path)
     os.unlink(truth_path)
 
     ok = [r for r in results if r["status"] == 200 and len(r["times"]) == out_tokens]

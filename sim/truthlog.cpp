@@ -54,6 +54,74 @@ void TruthLog::append(const TruthRecord& r)
     m_file.write(text.data(), qint64(text.size()));
 }
 
+namespace {
+
+QByteArray bytesOf(const nlohmann::json& line, const char* key)
+{
+    const auto it = line.find(key);
+    return it != line.end() && it->is_string() ? QByteArray::fromStdString(it->get<std::string>()) : QByteArray();
+}
+
+template <typename T> T numberOf(const nlohmann::json& line, const char* key, T fallback)
+{
+    const auto it = line.find(key);
+    return it != line.end() && it->is_number() ? it->get<T>() : fallback;
+}
+
+} // namespace
+
+std::vector<TruthRecord> readTruthLog(const QString& path, QString* error)
+{
+    std::vector<TruthRecord> out;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = file.errorString();
+        return out;
+    }
+    while (!file.atEnd()) {
+        const QByteArray text = file.readLine();
+        const auto line = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+        if (line.is_discarded() || !line.is_object())
+            continue;
+        TruthRecord r;
+        r.id = bytesOf(line, "id");
+        r.clientRequestId = bytesOf(line, "client_request_id");
+        r.endpoint = bytesOf(line, "endpoint");
+        r.stream = line.value("stream", nlohmann::json()).is_boolean() && line["stream"].get<bool>();
+        r.promptTokens = numberOf(line, "prompt_tokens", r.promptTokens);
+        r.maxTokens = numberOf(line, "max_tokens", r.maxTokens);
+        r.outputTokens = numberOf(line, "output_tokens", r.outputTokens);
+        r.tokensWritten = numberOf(line, "tokens_written", r.tokensWritten);
+        r.prefixCacheHit
+            = line.value("prefix_cache_hit", nlohmann::json()).is_boolean() && line["prefix_cache_hit"].get<bool>();
+        r.cachedTokens = numberOf(line, "cached_tokens", r.cachedTokens);
+        r.prompt = bytesOf(line, "prompt");
+        if (line.contains("fault") && line["fault"].is_string())
+            r.fault = QString::fromStdString(line["fault"].get<std::string>());
+        r.status = numberOf(line, "status", r.status);
+        r.finishReason = bytesOf(line, "finish_reason");
+        r.arrivalUs = numberOf(line, "arrival_us", r.arrivalUs);
+        r.admittedUs = numberOf(line, "admitted_us", r.admittedUs);
+        if (const auto tokens = line.find("token_us"); tokens != line.end() && tokens->is_array())
+            for (const auto& t : *tokens)
+                if (t.is_number())
+                    r.tokenUs.push_back(t.get<std::int64_t>());
+        r.endUs = numberOf(line, "end_us", r.endUs);
+        r.logged = true;
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+qint64 requestIndexOf(const TruthRecord& record)
+{
+    const qsizetype slash = record.clientRequestId.lastIndexOf('/');
+    bool ok = false;
+    const qint64 index = slash < 0 ? -1 : record.clientRequestId.mid(slash + 1).toLongLong(&ok);
+    return ok ? index : -1;
+}
+
 void TruthLog::close()
 {
     m_flushTimer.stop();

@@ -32,6 +32,16 @@ struct TruthRecord {
     bool logged = false;
 };
 
+/// Reads a truth log back, in file order: the one reader for tools (knobscope
+/// calibrate) and tests. Lines that are not a JSON object are skipped; a field
+/// that is missing or of the wrong type keeps TruthRecord's default. An
+/// unreadable file gives no records and its error in `error`, when given.
+std::vector<TruthRecord> readTruthLog(const QString& path, QString* error = nullptr);
+
+/// The request index in a client request id of the form LABEL/INDEX (how
+/// knobscope names its requests in X-Request-Id); -1 when it has no such index.
+qint64 requestIndexOf(const TruthRecord& record);
+
 /// Appends TruthRecords to a file, flushed every 100 ms and on close.
 class TruthLog : public QObject {
     Q_OBJECT

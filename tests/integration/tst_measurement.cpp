@@ -4,6 +4,7 @@
 #include "load/loadrunner.h"
 #include "run/metricsscraper.h"
 #include "store/runfile.h"
+#include "truthlog.h"
 
 #include "common/freeport.h"
 
@@ -117,19 +118,10 @@ struct TruthRequest {
 std::map<qint64, TruthRequest> truthRequests(const QString& path)
 {
     std::map<qint64, TruthRequest> out;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return out;
-    while (!file.atEnd()) {
-        const QByteArray line = file.readLine();
-        const auto j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
-        if (j.is_discarded() || !j["client_request_id"].is_string())
-            continue;
-        const QString id = QString::fromStdString(j["client_request_id"].get<std::string>());
-        const std::string fault = j.value("fault", std::string());
-        out[id.section(QLatin1Char('/'), 1).toLongLong()] = { j.value("end_us", qint64(-1)),
-            j["status"] == 200 && fault == "none" && j["finish_reason"].is_string(), QString::fromStdString(fault) };
-    }
+    for (const kssim::TruthRecord& r : kssim::readTruthLog(path))
+        if (!r.clientRequestId.isEmpty())
+            out[kssim::requestIndexOf(r)] = { r.endUs,
+                r.status == 200 && r.fault == QLatin1String("none") && !r.finishReason.isEmpty(), r.fault };
     return out;
 }
 

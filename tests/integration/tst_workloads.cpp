@@ -2,6 +2,7 @@
 // knobscope-sim process, checked against what the server itself logged.
 #include "../sim/simprocess.h"
 #include "load/loadrunner.h"
+#include "truthlog.h"
 #include "workload/workload.h"
 
 #include <QCryptographicHash>
@@ -62,24 +63,10 @@ struct Truth {
 std::vector<Truth> readTruth(const QString& path)
 {
     std::vector<Truth> out;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return out;
-    while (!file.atEnd()) {
-        const QByteArray line = file.readLine();
-        const auto j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
-        if (j.is_discarded() || !j.value("client_request_id", nlohmann::json()).is_string())
-            continue;
-        Truth t;
-        t.id = QString::fromStdString(j["client_request_id"].get<std::string>())
-                   .section(QLatin1Char('/'), 1)
-                   .toLongLong();
-        t.arrivalUs = j.value("arrival_us", qint64(0));
-        t.cachedTokens = j.value("cached_tokens", -1);
-        t.promptTokens = j.value("prompt_tokens", 0);
-        t.prompt = j.value("prompt", std::string());
-        out.push_back(std::move(t));
-    }
+    for (const kssim::TruthRecord& r : kssim::readTruthLog(path))
+        if (!r.clientRequestId.isEmpty())
+            out.push_back(
+                { kssim::requestIndexOf(r), r.arrivalUs, r.cachedTokens, r.promptTokens, r.prompt.toStdString() });
     std::sort(out.begin(), out.end(), [](const Truth& a, const Truth& b) { return a.arrivalUs < b.arrivalUs; });
     return out;
 }
