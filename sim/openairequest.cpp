@@ -2,6 +2,7 @@
 
 #include "hashing.h"
 #include "promptblocks.h"
+#include "util/boundedjson.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,9 +15,6 @@ namespace {
 constexpr int kChatTokensPerMessage = 4;
 constexpr int kDefaultCompletionsMaxTokens = 16; // the OpenAI completions default
 constexpr int kBytesPerLongToken = 8;
-// No request nests this deep, and dump() recurses once per level: a body of a
-// million "[" would overflow the server's stack.
-constexpr int kMaxNesting = 64;
 
 ApiError badRequest(const QString& message, const QString& param = {})
 {
@@ -55,19 +53,12 @@ int countTokens(const QByteArray& utf8)
 std::variant<CompletionRequest, ApiError> parseCompletionRequest(
     const QByteArray& body, Endpoint endpoint, const QString& servedModel, int maxModelLen)
 {
-    bool tooDeep = false;
-    const json::parser_callback_t depthGuard = [&tooDeep](int depth, json::parse_event_t event, json&) {
-        if (depth < kMaxNesting
-            || (event != json::parse_event_t::object_start && event != json::parse_event_t::array_start))
-            return true;
-        tooDeep = true;
-        return false;
-    };
-    const json doc = json::parse(body.begin(), body.end(), depthGuard, false);
+    bool tooDeep = false; // a body of a million "[" must not overflow the server's stack
+    const json doc = ks::parseJsonBounded(body, &tooDeep);
     if (doc.is_discarded())
         return badRequest(QStringLiteral("request body is not valid JSON"));
     if (tooDeep)
-        return badRequest(QStringLiteral("request body nests deeper than %1 levels").arg(kMaxNesting));
+        return badRequest(QStringLiteral("request body nests deeper than %1 levels").arg(ks::kMaxNesting));
     if (!doc.is_object())
         return badRequest(QStringLiteral("request body must be a JSON object"));
 

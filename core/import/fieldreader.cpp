@@ -78,23 +78,4 @@ const nlohmann::json* FieldReader::object(const nlohmann::json& parent, const ch
     return value;
 }
 
-// Parses without building anything nested deeper than the run-file reader
-// accepts (kMaxNesting): a line of a million "[" must not recurse through the
-// stack when it is destroyed. Too deep counts as not JSON.
-nlohmann::json parseJsonGuarded(QByteArrayView bytes)
-{
-    bool tooDeep = false;
-    const nlohmann::json::parser_callback_t guard
-        = [&tooDeep](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
-              if (depth < kMaxNesting
-                  || (event != nlohmann::json::parse_event_t::object_start
-                      && event != nlohmann::json::parse_event_t::array_start))
-                  return true;
-              tooDeep = true;
-              return false;
-          };
-    nlohmann::json parsed = nlohmann::json::parse(bytes.begin(), bytes.end(), guard, false);
-    return tooDeep ? nlohmann::json(nlohmann::json::value_t::discarded) : parsed;
-}
-
 } // namespace ks

@@ -21,9 +21,6 @@ namespace ks {
 /// `Need::Optional` fields may be absent silently; `Need::Expected` fields are
 /// reported when absent; either is reported when of the wrong type and then
 /// left empty. Callers decide what a missing required field skips.
-/// Parses JSON without exceptions and without building anything nested deeper
-/// than the run-file reader accepts (kMaxNesting); too deep is "discarded".
-nlohmann::json parseJsonGuarded(QByteArrayView bytes);
 
 /// A count read as a double, as an int: negative and fractional parts dropped,
 /// clamped to int's range (a huge number in a foreign file must not overflow).

@@ -293,18 +293,10 @@ RunLine readRunLine(QByteArrayView line, qint64 lineNumber, std::vector<RunFileI
             break; // e.g. the text appears inside a string: read it as a document
         }
     }
-    // No record nests deeper than a few levels, and nlohmann's dump() recurses once
-    // per level: a line of a million "[" would overflow the stack of whoever dumps
-    // it (the reparse below, replay). Such a line is skipped, its depth never built.
+    // A line nested too deep would overflow the stack of whoever dumps it (the
+    // reparse below, replay): it is skipped, its depth never built.
     bool tooDeep = false;
-    const json::parser_callback_t depthGuard = [&tooDeep](int depth, json::parse_event_t event, json&) {
-        if (depth < kMaxNesting
-            || (event != json::parse_event_t::object_start && event != json::parse_event_t::array_start))
-            return true;
-        tooDeep = true;
-        return false;
-    };
-    json object = json::parse(line.begin(), line.end(), depthGuard, false);
+    json object = parseJsonBounded(line, &tooDeep);
     if (tooDeep && !object.is_discarded()) {
         issues.push_back({ lineNumber, QStringLiteral("nested deeper than %1 levels; line skipped").arg(kMaxNesting) });
         out.kind = RunLine::Kind::Skipped;

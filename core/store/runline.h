@@ -1,6 +1,7 @@
 #pragma once
 
-#include "metrics/requestrecord.h"
+#include "store/requestrecord.h"
+#include "util/boundedjson.h"
 
 #include <QByteArrayView>
 #include <QString>
@@ -48,8 +49,6 @@ RunLine readRunLine(
 /// stall them. Error reasons and details are cut at kMaxDetailChars.
 inline constexpr qsizetype kMaxLabelChars = 256;
 inline constexpr qsizetype kMaxDetailChars = 4096;
-/// A line whose JSON nests deeper than this is skipped, with an issue.
-inline constexpr int kMaxNesting = 64;
 
 /// The JSON type name used in issues ("a string", "a number", "null", ...).
 QString jsonTypeName(const nlohmann::json& value);
