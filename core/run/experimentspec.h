@@ -1,12 +1,14 @@
 #pragma once
 
-#include "load/loadspec.h"
 #include "metrics/runsummary.h"
+#include "workload/loadspec.h"
 
 #include <QByteArray>
 #include <QList>
 #include <QPair>
 #include <QStringList>
+
+class QRegularExpression;
 
 #include <nlohmann/json.hpp>
 
@@ -116,6 +118,9 @@ private:
 
 /// The arm name of probe passes: "probes", then "probes-restart1".
 QString probeRunName(int restart);
+
+/// A `{name}` in server.command or server.env: {model} or one of the configuration's knobs.
+const QRegularExpression& serverPlaceholderPattern();
 
 struct SpecError {
     QString path; ///< e.g. "configs[1].knobs.max_num_seqs"; empty for the document itself

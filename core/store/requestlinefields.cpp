@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cmath>
 #include <limits>
 
 namespace ks {
@@ -64,6 +65,58 @@ bool isHex64(const std::string& s)
     if (s.size() != 64)
         return false;
     return std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+ServerTimingKey serverTimingKeyOf(std::string_view k)
+{
+    return k == "prompt_ms"   ? ServerTimingKey::PromptMs
+        : k == "predicted_ms" ? ServerTimingKey::PredictedMs
+        : k == "prompt_n"     ? ServerTimingKey::PromptN
+        : k == "predicted_n"  ? ServerTimingKey::PredictedN
+        : k == "cache_n"      ? ServerTimingKey::CacheN
+        : k == "source"       ? ServerTimingKey::Source
+                              : ServerTimingKey::Other;
+}
+
+QString serverTimingExpected(ServerTimingKey key)
+{
+    switch (key) {
+    case ServerTimingKey::PromptMs:
+    case ServerTimingKey::PredictedMs:
+        return QStringLiteral("a number >= 0");
+    case ServerTimingKey::Source:
+        return QStringLiteral("a string");
+    default:
+        return QStringLiteral("an integer >= 0");
+    }
+}
+
+QString setServerTiming(ServerTimings& timings, ServerTimingKey key, double v, bool isInteger)
+{
+    switch (key) {
+    case ServerTimingKey::Other:
+        return {};
+    case ServerTimingKey::Source:
+        return QStringLiteral("expected a string, got a number");
+    case ServerTimingKey::PromptMs:
+    case ServerTimingKey::PredictedMs:
+        if (!std::isfinite(v) || v < 0)
+            return QStringLiteral("%1 is out of range (expected %2)").arg(v).arg(serverTimingExpected(key));
+        (key == ServerTimingKey::PromptMs ? timings.promptMs : timings.predictedMs) = v;
+        return {};
+    default:
+        break;
+    }
+    // Counts: integers, or integral floats as elsewhere in the reader.
+    const bool integral = isInteger || (std::isfinite(v) && std::floor(v) == v);
+    if (!integral || v < 0 || v > double(INT_MAX))
+        return integral ? QStringLiteral("%1 is out of range (0 to %2)").arg(v).arg(INT_MAX)
+                        : QStringLiteral("expected %1, got a number with a fraction").arg(serverTimingExpected(key));
+    int& target = key == ServerTimingKey::PromptN ? timings.promptN
+        : key == ServerTimingKey::PredictedN      ? timings.predictedN
+                                                  : timings.cacheN;
+    target = int(v);
+    return {};
 }
 
 } // namespace ks

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "store/requestrecord.h"
+
+#include <QString>
 #include <QtGlobal>
 
 #include <string>
@@ -48,5 +51,15 @@ const std::unordered_map<std::string_view, RequestField>& requestLineFields();
 std::pair<qint64, qint64> rangeOf(RequestField f);
 /// 64 hexadecimal digits: how a SHA-256 is written in a run file.
 bool isHex64(const std::string& s);
+
+/// The keys of a request line's `server` object (llama.cpp's timings). Each
+/// value is checked alone: a wrong one is dropped with an issue, the others kept.
+enum class ServerTimingKey { PromptMs, PredictedMs, PromptN, PredictedN, CacheN, Source, Other };
+ServerTimingKey serverTimingKeyOf(std::string_view key);
+/// What the key holds, for issues ("a number >= 0", "an integer >= 0", "a string").
+QString serverTimingExpected(ServerTimingKey key);
+/// Stores one number of the `server` object in `timings`. Returns what is wrong
+/// with it (the value is then left out), or an empty string.
+QString setServerTiming(ServerTimings& timings, ServerTimingKey key, double v, bool isInteger);
 
 } // namespace ks

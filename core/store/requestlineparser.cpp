@@ -85,13 +85,7 @@ public:
     bool key(string_t& k) override
     {
         if (m_skipDepth == 0 && m_inServer && m_depth == 2) {
-            m_serverKey = k == "prompt_ms" ? ServerKey::PromptMs
-                : k == "predicted_ms"      ? ServerKey::PredictedMs
-                : k == "prompt_n"          ? ServerKey::PromptN
-                : k == "predicted_n"       ? ServerKey::PredictedN
-                : k == "cache_n"           ? ServerKey::CacheN
-                : k == "source"            ? ServerKey::Source
-                                           : ServerKey::Other;
+            m_serverKey = serverTimingKeyOf(k);
             m_key = k;
             return true;
         }
@@ -165,9 +159,12 @@ private:
         if (m_inItl)
             return itlElement(got);
         if (m_inServer) {
-            if (m_depth == 2 && !isNull && m_serverKey != ServerKey::Other && m_serverKey != ServerKey::Source)
-                serverWrong(QStringLiteral("expected %1, got %2").arg(serverExpected(), QLatin1String(got)));
-            else if (m_depth == 2 && !isNull && m_serverKey == ServerKey::Source && std::string_view(got) != "a string")
+            if (m_depth == 2 && !isNull && m_serverKey != ServerTimingKey::Other
+                && m_serverKey != ServerTimingKey::Source)
+                serverWrong(
+                    QStringLiteral("expected %1, got %2").arg(serverTimingExpected(m_serverKey), QLatin1String(got)));
+            else if (m_depth == 2 && !isNull && m_serverKey == ServerTimingKey::Source
+                && std::string_view(got) != "a string")
                 serverWrong(QStringLiteral("expected a string, got %1").arg(QLatin1String(got)));
             return true;
         }
@@ -361,8 +358,9 @@ private:
             return true;
         }
         if (m_inServer) {
-            if (m_depth == 2 && m_serverKey != ServerKey::Other)
-                serverWrong(QStringLiteral("expected %1, got %2").arg(serverExpected(), QLatin1String(got)));
+            if (m_depth == 2 && m_serverKey != ServerTimingKey::Other)
+                serverWrong(
+                    QStringLiteral("expected %1, got %2").arg(serverTimingExpected(m_serverKey), QLatin1String(got)));
             m_skipDepth = 1;
             return true;
         }
@@ -406,24 +404,7 @@ private:
         return true;
     }
 
-    // The `server` object (llama.cpp's timings): each value checked alone; a
-    // wrong one is dropped with an issue and the others are kept.
-    enum class ServerKey { PromptMs, PredictedMs, PromptN, PredictedN, CacheN, Source, Other };
-
     bool inServer() const { return m_skipDepth == 0 && m_inServer && m_depth == 2; }
-
-    QString serverExpected() const
-    {
-        switch (m_serverKey) {
-        case ServerKey::PromptMs:
-        case ServerKey::PredictedMs:
-            return QStringLiteral("a number >= 0");
-        case ServerKey::Source:
-            return QStringLiteral("a string");
-        default:
-            return QStringLiteral("an integer >= 0");
-        }
-    }
 
     void serverWrong(const QString& what)
     {
@@ -433,34 +414,8 @@ private:
 
     bool serverNumber(double v, bool isInteger)
     {
-        switch (m_serverKey) {
-        case ServerKey::Other:
-            return true;
-        case ServerKey::Source:
-            serverWrong(QStringLiteral("expected a string, got a number"));
-            return true;
-        case ServerKey::PromptMs:
-        case ServerKey::PredictedMs:
-            if (!std::isfinite(v) || v < 0) {
-                serverWrong(QStringLiteral("%1 is out of range (expected %2)").arg(v).arg(serverExpected()));
-                return true;
-            }
-            (m_serverKey == ServerKey::PromptMs ? m_record.server.promptMs : m_record.server.predictedMs) = v;
-            return true;
-        default:
-            break;
-        }
-        // Counts: integers, or integral floats as elsewhere in the reader.
-        const bool integral = isInteger || (std::isfinite(v) && std::floor(v) == v);
-        if (!integral || v < 0 || v > double(INT_MAX)) {
-            serverWrong(integral ? QStringLiteral("%1 is out of range (0 to %2)").arg(v).arg(INT_MAX)
-                                 : QStringLiteral("expected %1, got a number with a fraction").arg(serverExpected()));
-            return true;
-        }
-        int& target = m_serverKey == ServerKey::PromptN ? m_record.server.promptN
-            : m_serverKey == ServerKey::PredictedN      ? m_record.server.predictedN
-                                                        : m_record.server.cacheN;
-        target = int(v);
+        if (const QString problem = setServerTiming(m_record.server, m_serverKey, v, isInteger); !problem.isEmpty())
+            serverWrong(problem);
         return true;
     }
 
@@ -473,7 +428,7 @@ private:
     int m_skipDepth = 0;
     bool m_inItl = false;
     bool m_inServer = false;
-    ServerKey m_serverKey = ServerKey::Other;
+    ServerTimingKey m_serverKey = ServerTimingKey::Other;
     bool m_itlBad = false;
     int m_itlIndex = 0;
 };
