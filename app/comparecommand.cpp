@@ -1,10 +1,10 @@
 // knobscope compare: configurations side by side per arm, with ratios and
 // bootstrap intervals from the core (metrics/comparison).
 #include "commands.h"
+#include "compare/compareformat.h"
+#include "compare/comparison.h"
 #include "import/resultfile.h"
 #include "loadflags.h"
-#include "metrics/compareformat.h"
-#include "metrics/comparison.h"
 
 #include <QCommandLineParser>
 

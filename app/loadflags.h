@@ -1,8 +1,8 @@
 #pragma once
 
-#include "load/loadspec.h"
 #include "metrics/runsummary.h"
 #include "store/runline.h"
+#include "workload/loadspec.h"
 
 #include <QCommandLineParser>
 

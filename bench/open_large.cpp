@@ -4,7 +4,7 @@
 // follows). Writes a synthetic file first. Prints numbers; asserts nothing.
 //
 //   open_large [--requests 1000000] [--tokens 16] [--file /tmp/knobscope-large.jsonl] [--reuse]
-#include "metrics/comparison.h"
+#include "compare/comparison.h"
 #include "store/jsonlwriter.h"
 #include "store/recordjson.h"
 #include "store/runfile.h"

@@ -1,6 +1,6 @@
 // Resident memory per stored RequestRecord with a 256-entry ITL array (the
 // stress arm's shape), measured as the RSS growth over 200,000 records.
-#include "metrics/requestrecord.h"
+#include "store/requestrecord.h"
 
 #include <QFile>
 

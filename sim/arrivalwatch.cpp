@@ -1,7 +1,7 @@
 #include "arrivalwatch.h"
 
-#include "monotonicclock.h"
 #include "simconnection.h"
+#include "util/monotonicclock.h"
 
 #include <QLoggingCategory>
 
@@ -134,7 +134,7 @@ void ArrivalWatch::poll()
     int n = 0;
     do {
         n = ::epoll_wait(m_epoll, events.data(), kEventsPerCall, 0);
-        const std::int64_t now = monotonicNowUs();
+        const std::int64_t now = ks::monotonicUs();
         m_lastPollUs = now;
         for (int i = 0; i < n; ++i) {
             const int fd = events[std::size_t(i)].data.fd;
@@ -152,7 +152,7 @@ void ArrivalWatch::poll()
 
 void ArrivalWatch::pollIfDue()
 {
-    if (monotonicNowUs() - m_lastPollUs >= kPollIntervalUs)
+    if (ks::monotonicUs() - m_lastPollUs >= kPollIntervalUs)
         poll();
 }
 

@@ -1,6 +1,6 @@
 #include "engineloop.h"
 
-#include "monotonicclock.h"
+#include "util/monotonicclock.h"
 
 namespace kssim {
 
@@ -26,7 +26,7 @@ void EngineLoop::submit(const SequenceSpec& spec, std::vector<std::uint64_t> blo
         return;
     m_stepping = true;
     // Requests that arrive in the same event-loop pass join the same first step.
-    QTimer::singleShot(0, this, [this] { beginStep(monotonicNowUs()); });
+    QTimer::singleShot(0, this, [this] { beginStep(ks::monotonicUs()); });
 }
 
 void EngineLoop::cancel(std::uint64_t id)
@@ -39,7 +39,7 @@ void EngineLoop::beginStep(std::int64_t startUs)
     m_pending = m_engine.step();
     m_stepStartUs = startUs;
     m_stepEndUs = startUs + m_pending.durationUs;
-    const std::int64_t waitUs = m_stepEndUs - monotonicNowUs();
+    const std::int64_t waitUs = m_stepEndUs - ks::monotonicUs();
     m_timer.start(int(std::max<std::int64_t>(0, (waitUs + 500) / 1000)));
 }
 
@@ -52,7 +52,7 @@ void EngineLoop::onTimer()
         m_stepping = false;
         return;
     }
-    const std::int64_t now = monotonicNowUs();
+    const std::int64_t now = ks::monotonicUs();
     beginStep(now - m_stepEndUs > kMaxCatchUpUs ? now : m_stepEndUs);
 }
 

@@ -1,8 +1,8 @@
 #include "simconnection.h"
 
 #include "arrivalwatch.h"
-#include "monotonicclock.h"
 #include "openairequest.h"
+#include "util/monotonicclock.h"
 
 #include <QTcpSocket>
 
@@ -52,7 +52,7 @@ void SimConnection::onReadyRead()
     if (m_watch)
         m_watch->poll();
     if (m_firstByteUs < 0)
-        m_firstByteUs = m_unreadSinceUs >= 0 ? m_unreadSinceUs : monotonicNowUs();
+        m_firstByteUs = m_unreadSinceUs >= 0 ? m_unreadSinceUs : ks::monotonicUs();
     m_unreadSinceUs = -1;
     m_parser.feed(m_socket->readAll());
     processBuffered();
@@ -80,7 +80,7 @@ void SimConnection::processBuffered()
     m_busy = true;
     m_keepAlive = request.keepAlive;
     const std::int64_t arrival = m_firstByteUs;
-    m_firstByteUs = m_parser.buffered() > 0 ? monotonicNowUs() : -1;
+    m_firstByteUs = m_parser.buffered() > 0 ? ks::monotonicUs() : -1;
     emit requestReceived(this, request, arrival);
 }
 
@@ -157,7 +157,7 @@ void SimConnection::sendChunk(const QByteArray& payload, const std::vector<qsize
         const bool lastPiece = i + 1 == ends.size();
         enqueue(QByteArray::number(piece.size(), 16) + "\r\n" + piece + "\r\n", notBefore,
             lastPiece ? std::move(onWritten) : WrittenCallback {});
-        notBefore = (notBefore ? notBefore : monotonicNowUs()) + kSplitGapUs;
+        notBefore = (notBefore ? notBefore : ks::monotonicUs()) + kSplitGapUs;
         from = to;
     }
 }
@@ -221,7 +221,7 @@ void SimConnection::pump()
         m_queue.clear();
         return;
     }
-    const std::int64_t now = monotonicNowUs();
+    const std::int64_t now = ks::monotonicUs();
     while (!m_queue.empty()) {
         const std::int64_t due = std::max(m_queue.front().notBeforeUs, m_pausedUntilUs);
         if (due > now) {

@@ -1,8 +1,8 @@
 #include "simserver.h"
 
 #include "hashing.h"
-#include "monotonicclock.h"
 #include "simconnection.h"
+#include "util/monotonicclock.h"
 
 #include <QDateTime>
 #include <QLoggingCategory>
@@ -76,7 +76,7 @@ void SimServer::onConnectionClosed(SimConnection* connection)
     if (auto it = m_sessionOfConnection.find(connection); it != m_sessionOfConnection.end()) {
         const std::uint64_t id = it->second;
         if (auto session = m_sessions.find(id); session != m_sessions.end()) {
-            session->second->onClientGone(monotonicNowUs());
+            session->second->onClientGone(ks::monotonicUs());
             m_loop.cancel(id);
             completeTruth(id);
         }
@@ -120,7 +120,7 @@ void SimServer::logRejected(
     truth.status = status;
     truth.fault = fault;
     truth.arrivalUs = arrivalUs;
-    truth.endUs = monotonicNowUs();
+    truth.endUs = ks::monotonicUs();
     m_truthLog.append(truth);
     ++m_failedTotal;
 }
@@ -206,7 +206,7 @@ void SimServer::onStepFinished(const StepOutcome& outcome, qint64 startUs, qint6
         if (auto it = m_sessions.find(a.id); it != m_sessions.end())
             it->second->onAdmitted(a, startUs);
     }
-    const std::int64_t now = monotonicNowUs();
+    const std::int64_t now = ks::monotonicUs();
     for (const TokenEmission& e : outcome.emissions) {
         auto it = m_sessions.find(e.id);
         if (it == m_sessions.end())
@@ -251,7 +251,7 @@ void SimServer::shutdown()
         return;
     m_shuttingDown = true;
     m_tcp.close();
-    const std::int64_t now = monotonicNowUs();
+    const std::int64_t now = ks::monotonicUs();
     std::vector<std::uint64_t> ids;
     for (const auto& [id, session] : m_sessions)
         ids.push_back(id);

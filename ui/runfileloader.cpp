@@ -1,7 +1,7 @@
 #include "runfileloader.h"
 
+#include "compare/comparison.h"
 #include "import/resultfile.h"
-#include "metrics/comparison.h"
 
 #include <QThread>
 

@@ -1,19 +1,14 @@
 #include "client/requestfactory.h"
 
 #include "client/httpconnection.h"
+#include "workload/syntheticprompt.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <climits>
-#include <random>
 
 namespace ks {
-
-namespace {
-const char* const kWords[] = { "alpha", "river", "stone", "cloud", "garden", "signal", "number", "engine", "market",
-    "winter", "silver", "planet", "yellow", "forest", "bridge", "window" };
-}
 
 RequestFactory::RequestFactory(const LoadSpec& spec, QByteArray apiKey)
     : m_spec(spec)
@@ -85,17 +80,6 @@ const Probe* RequestFactory::probeOf(qint64 index) const
 int RequestFactory::probeRepeatOf(qint64 index) const
 {
     return m_spec.probes && !m_spec.probes->probes.empty() ? int(index / qint64(m_spec.probes->probes.size())) : -1;
-}
-
-QByteArray RequestFactory::syntheticPrompt(quint64 seed, qint64 index, int words)
-{
-    std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ULL + quint64(index));
-    QByteArray out = "r" + QByteArray::number(index);
-    for (int i = 1; i < words; ++i) {
-        out += ' ';
-        out += kWords[rng() % std::size(kWords)];
-    }
-    return out;
 }
 
 QByteArray RequestFactory::userAgent()

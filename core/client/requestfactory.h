@@ -1,6 +1,6 @@
 #pragma once
 
-#include "load/loadspec.h"
+#include "workload/loadspec.h"
 #include "workload/workload.h"
 
 #include <QByteArray>
@@ -35,10 +35,6 @@ public:
     QUrl modelsUrl() const { return m_modelsUrl; }
     const LoadSpec& spec() const { return m_spec; }
 
-    /// `words` short words, distinct per (seed, index) from the first word on, so
-    /// no two requests share a cached prefix. Each word is at most 8 bytes: one
-    /// token for knobscope-sim and usually one or two for real tokenizers.
-    static QByteArray syntheticPrompt(quint64 seed, qint64 index, int words);
     static QByteArray userAgent();
 
 private:

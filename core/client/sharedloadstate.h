@@ -1,6 +1,7 @@
 #pragma once
 
 #include "client/requestfactory.h"
+#include "util/monotonicclock.h"
 
 #include <atomic>
 #include <vector>
@@ -24,8 +25,5 @@ struct SharedLoadState {
     qint64 t0Us = 0; ///< the arm's start on the monotonic clock
     qint64 deadlineUs = 0; ///< duration bound relative to t0, 0 = none
 };
-
-/// Microseconds on the monotonic clock (CLOCK_MONOTONIC on Linux).
-qint64 monotonicUs();
 
 } // namespace ks

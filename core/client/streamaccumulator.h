@@ -1,8 +1,8 @@
 #pragma once
 
 #include "api/chunkdecoder.h"
-#include "metrics/requestrecord.h"
 #include "sse/sseparser.h"
+#include "store/requestrecord.h"
 
 #include <QCryptographicHash>
 

@@ -6,7 +6,6 @@
 #include <QThread>
 
 #include <algorithm>
-#include <chrono>
 #include <iterator>
 #include <utility>
 
@@ -28,12 +27,6 @@ constexpr int kPreconnectDeadlineFactor = 3;
 // more are opened when more requests are in flight at once.
 constexpr int kRateModeConnections = 6;
 } // namespace
-
-qint64 monotonicUs()
-{
-    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 StreamWorker::StreamWorker(std::shared_ptr<SharedLoadState> state, int index, int workerCount, int closedLoopSlots)
     : m_state(std::move(state))

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "drift/driftanalysis.h"
-#include "metrics/requestrecord.h"
+#include "store/requestrecord.h"
 
 #include <QVector>
 

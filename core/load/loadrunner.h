@@ -1,8 +1,8 @@
 #pragma once
 
 #include "client/streamworker.h"
-#include "load/loadspec.h"
 #include "metrics/runsummary.h"
+#include "workload/loadspec.h"
 
 #include <QObject>
 #include <QThread>

@@ -2,7 +2,7 @@
 
 #include "metrics/loghistogram.h"
 #include "metrics/percentiles.h"
-#include "metrics/requestrecord.h"
+#include "store/requestrecord.h"
 
 #include <QMap>
 #include <QMetaType>

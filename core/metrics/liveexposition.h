@@ -1,6 +1,6 @@
 #pragma once
 
-#include "metrics/requestrecord.h"
+#include "store/requestrecord.h"
 
 #include <QByteArray>
 #include <QString>

@@ -12,14 +12,6 @@ namespace ks {
 
 namespace {
 
-// Above this, the client's own send path is a visible share of TTFT at typical
-// gentle-arm values. send_queue_ms (post() -> requestSent seen by the posting
-// thread) bounds the send path from above: against the simulator's kernel
-// arrival stamp, calibrate measured send_queue_ms at 105-120 % of the real
-// post() -> arrival per request (docs/PERFORMANCE.md), so 2 ms here means at
-// least ~1.7 ms of the client's own send path.
-constexpr double kSendQueueWarnMs = 2.0;
-
 nlohmann::json objectOf(const PercentileSummary& s)
 {
     return { { "p50", s.p50 }, { "p90", s.p90 }, { "p95", s.p95 }, { "p99", s.p99 }, { "max", s.max },
@@ -200,46 +192,12 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
     if (nlohmann::json t = ttftSplitFromRequests(split); !t.is_null())
         s["ttft_split_ms"] = std::move(t);
     nlohmann::json warnings = nlohmann::json::array();
-    if (client.known()) {
-        // Late timers alone do not make a run client-bound: on a busy machine other
-        // processes delay the client's threads while the client itself is idle.
-        const bool late = client.loopLagP99Ms > kClientBoundLagMs;
-        const bool busyClient = client.cpuUtilisation * client.cores >= kClientBusyCores;
-        const bool bound = client.cpuUtilisation > kClientBoundCpu || (late && busyClient);
-        const bool busyMachine = late && !bound;
-        s["client"] = { { "loop_lag_p99_ms", client.loopLagP99Ms }, { "cpu_utilisation", client.cpuUtilisation },
-            { "cores", client.cores }, { "client_bound", bound }, { "busy_machine", busyMachine },
-            { "connect_failures", client.connectFailures } };
-        if (client.loadAverage >= 0)
-            s["client"]["load_average"] = client.loadAverage;
-        if (client.connectFailures > 0)
-            warnings.push_back(std::to_string(client.connectFailures)
-                + " connections opened before the clock started got no answer (" + client.connectError.toStdString()
-                + "); the first requests on them may include a connection handshake in TTFT");
-        const std::string lagText = QString::number(client.loopLagP99Ms, 'f', 1).toStdString();
-        const std::string cpu = QString::number(client.cpuUtilisation * 100, 'f', 0).toStdString() + " % of "
-            + std::to_string(client.cores) + " cores";
-        if (bound)
-            warnings.push_back("client-bound: the client's own threads used " + cpu + " and its event loop ran up to "
-                + lagText
-                + " ms late (p99), so latencies include up to that much client overhead; use fewer streams per "
-                  "core or a bigger client machine");
-        else if (busyMachine)
-            warnings.push_back("busy machine: the client's event loop ran up to " + lagText
-                + " ms late (p99) while its own threads used only " + cpu
-                + (client.loadAverage >= 0
-                        ? ", load average " + QString::number(client.loadAverage, 'f', 1).toStdString()
-                        : std::string())
-                + "; other processes held the CPU, so timestamps can be late by about that much");
-    }
+    if (client.known())
+        s["client"] = clientVerdict(client, warnings);
     if (!sendQueue.empty()) {
-        const double queueP50 = percentile(sendQueue, 50);
-        if (queueP50 > kSendQueueWarnMs)
-            warnings.push_back("requests took " + QString::number(queueP50, 'f', 1).toStdString() + " ms (p50; p99 "
-                + QString::number(percentile(sendQueue, 99), 'f', 1).toStdString()
-                + " ms) from post() until the client's HTTP stack reported them sent (send_queue_ms); TTFT and E2E "
-                  "include this client time. It is an upper bound: the report arrives after the bytes are on the "
-                  "wire (knobscope calibrate measures the difference)");
+        const std::string warning = sendQueueWarning(percentile(sendQueue, 50), percentile(sendQueue, 99));
+        if (!warning.empty())
+            warnings.push_back(warning);
     }
     s["warnings"] = warnings;
     return s;

@@ -1,6 +1,7 @@
 #pragma once
 
-#include "metrics/requestrecord.h"
+#include "metrics/armverdicts.h"
+#include "store/requestrecord.h"
 #include "store/requesttable.h"
 
 #include <QStringList>
@@ -20,24 +21,6 @@ struct Slo {
 /// The SLO of the experiment a run file was written for (its `experiment`
 /// line's spec.slo). Missing or wrong-typed values count as no SLO, never throw.
 Slo experimentSlo(const nlohmann::json& experimentLine);
-
-/// Above either, the client itself limited what was measured (the summary's client.client_bound).
-inline constexpr double kClientBoundLagMs = 5.0;
-inline constexpr double kClientBoundCpu = 0.9;
-/// A late event loop is the client's own doing only when its threads were busy:
-/// at least half a core on average. Below that, other processes held the CPU.
-inline constexpr double kClientBusyCores = 0.5;
-
-/// The client's own load during a run, for the client-saturation guard.
-struct ClientLoad {
-    double loopLagP99Ms = -1; ///< worker event-loop lateness
-    double cpuUtilisation = -1; ///< process CPU / (wall * cores), 0..1
-    int cores = 0;
-    int connectFailures = 0; ///< pre-opened connections that got no answer before t0
-    QString connectError; ///< why the first of them failed
-    double loadAverage = -1; ///< the machine's 1-minute load average at the arm's end, -1 unknown
-    bool known() const { return loopLagP99Ms >= 0; }
-};
 
 /// The `report --json` object for one run (DESIGN.md section 7), computed from
 /// its request records. Warm-up requests are excluded; errors never enter

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "load/loadspec.h"
 #include "metrics/sweepcapacity.h"
 #include "run/experimentspec.h"
+#include "workload/loadspec.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,6 @@
 #include "run/experimentrunner.h"
 
+#include "metrics/armverdicts.h"
 #include "metrics/percentiles.h"
 #include "metrics/ttftsplit.h"
 #include "run/servercommandcheck.h"
@@ -27,52 +28,6 @@ std::string text(const QString& s)
 }
 
 } // namespace
-
-int peakInFlight(const std::vector<RequestRecord>& records)
-{
-    std::vector<std::pair<qint64, int>> edges;
-    for (const RequestRecord& r : records) {
-        edges.push_back({ r.tSendUs, +1 });
-        edges.push_back({ r.tSendUs + std::max<qint64>(0, r.e2eUs), -1 });
-    }
-    std::sort(edges.begin(), edges.end());
-    int now = 0;
-    int peak = 0;
-    for (const auto& [t, delta] : edges)
-        peak = std::max(peak, now += delta);
-    return peak;
-}
-
-bool isGentleArm(
-    const std::vector<RequestRecord>& records, int samples, int samplesWaiting, std::optional<int> maxNumSeqs)
-{
-    constexpr double kQueuedShare = 0.10;
-    constexpr int kEnoughSamples = 10; // fewer scrapes cannot tell a queue from one unlucky sample
-    const bool queuedByMetrics = double(samplesWaiting) >= kQueuedShare * samples;
-    if (samples >= kEnoughSamples)
-        return !queuedByMetrics;
-    if (maxNumSeqs)
-        return peakInFlight(records) <= *maxNumSeqs;
-    return samples > 0 && !queuedByMetrics;
-}
-
-QString gentleWarning(const std::vector<RequestRecord>& records, std::optional<int> maxNumSeqs)
-{
-    // At most a quarter of the slots ever busy: the server had little to do.
-    constexpr int kIdleShareDenominator = 4;
-    const int peak = peakInFlight(records);
-    if (!maxNumSeqs || *maxNumSeqs <= 0)
-        return QStringLiteral("this arm never queued (no request waited on the server), so it cannot show a "
-                              "queueing cliff");
-    if (peak * kIdleShareDenominator <= *maxNumSeqs)
-        return QStringLiteral("this arm never queued: it measured an idle server (peak %1 in flight of %2 slots)")
-            .arg(peak)
-            .arg(*maxNumSeqs);
-    return QStringLiteral("this arm never queued: in flight stayed within max_num_seqs (peak %1 of %2), so it "
-                          "cannot show a queueing cliff")
-        .arg(peak)
-        .arg(*maxNumSeqs);
-}
 
 ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject* parent)
     : QObject(parent)
@@ -453,14 +408,8 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     nlohmann::json summary = summarizeRun(m_run, config.label, m_armName, records, m_spec.slo, clientLoadOf(result));
     if (m_scraper) // vLLM's histograms, where the records give no better split
         offerHistogramSplit(summary, m_scraper->firstHistograms(), m_scraper->lastHistograms());
-    const auto mns = config.knobText(QStringLiteral("max_num_seqs"));
-    // Probe passes are gentle on purpose: the check is for load arms.
-    const bool gentle = m_probeRestart < 0
-        && isGentleArm(records, m_samples, m_samplesWaiting, mns ? std::optional<int>(mns->toInt()) : std::nullopt);
     if (m_probeRestart >= 0)
         summary["drift"] = m_snapshots.drift().runSummary(config.label, m_probeRestart, int(m_probeSet->probes.size()));
-    summary["gentle"] = gentle;
-    summary["peak_in_flight"] = peakInFlight(records);
     summary["server"] = { { "max_waiting", m_maxWaiting >= 0 ? nlohmann::json(m_maxWaiting) : nlohmann::json(nullptr) },
         { "max_running", m_maxRunning >= 0 ? nlohmann::json(m_maxRunning) : nlohmann::json(nullptr) },
         { "samples", m_samples },
@@ -473,9 +422,9 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
         summary["warnings"].push_back(std::to_string(m_scraper->failures())
             + " metrics scrapes failed and were retried (longest gap without a sample "
             + std::to_string(m_scraper->longestGapMs()) + " ms); queue-depth charts have gaps there");
-    if (gentle)
-        summary["warnings"].push_back(
-            text(gentleWarning(records, mns ? std::optional<int>(mns->toInt()) : std::nullopt)));
+    const auto mns = config.knobText(QStringLiteral("max_num_seqs"));
+    addGentleVerdict(summary, records, m_probeRestart < 0, m_samples, m_samplesWaiting,
+        mns ? std::optional<int>(mns->toInt()) : std::nullopt);
     for (const QString& warning : std::as_const(m_serverWarnings))
         summary["warnings"].push_back(text(warning));
     if (!m_armProblem.isEmpty()) {
@@ -503,10 +452,7 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
     recorded->arm = m_armName;
     recorded->info = std::exchange(m_runLine, nlohmann::json());
     recorded->summary = std::move(line);
-    recorded->requests.setRun(m_run);
-    recorded->requests.reserve(records.size(), 0);
-    for (const RequestRecord& r : records)
-        recorded->requests.push_back(r);
+    recorded->requests = RequestTable::fromRecords(m_run, records);
     emit runRecorded(recorded);
     m_load.release()->deleteLater();
     if (!m_plan)

@@ -1,6 +1,5 @@
 #pragma once
 
-#include "drift/probeset.h"
 #include "load/loadrunner.h"
 #include "run/armplan.h"
 #include "run/experimentspec.h"
@@ -9,6 +8,7 @@
 #include "run/serverlauncher.h"
 #include "store/jsonlwriter.h"
 #include "store/runfile.h"
+#include "workload/probeset.h"
 
 #include <QObject>
 #include <QTimer>
@@ -129,18 +129,6 @@ private:
     bool m_inMetricsGap = false;
     nlohmann::json m_runLineExtra = nlohmann::json::object();
 };
-
-/// True when a run never queued on the server. With at least 10 scrapes: fewer
-/// than 10 % of them saw a waiting request (a request always waits a moment for
-/// the next engine step; that is not a queue). Otherwise: the peak number of
-/// requests in flight never exceeded the configuration's max_num_seqs knob.
-bool isGentleArm(
-    const std::vector<RequestRecord>& records, int samples, int samplesWaiting, std::optional<int> maxNumSeqs);
-int peakInFlight(const std::vector<RequestRecord>& records);
-/// What a gentle run's warning says: "idle server" only when at most a quarter
-/// of max_num_seqs was ever in flight; otherwise that in flight stayed within
-/// max_num_seqs, so the run cannot show a queueing cliff.
-QString gentleWarning(const std::vector<RequestRecord>& records, std::optional<int> maxNumSeqs);
 
 } // namespace ks
 

@@ -1,7 +1,7 @@
 #include "run/shardmerge.h"
 
+#include "metrics/armverdicts.h"
 #include "metrics/runsummary.h"
-#include "run/experimentrunner.h"
 #include "store/recordjson.h"
 
 #include <QDateTime>

@@ -101,6 +101,16 @@ void RequestTable::append(RequestTable&& other)
     other.m_size = 0;
 }
 
+RequestTable RequestTable::fromRecords(const QString& run, const std::vector<RequestRecord>& records)
+{
+    RequestTable table;
+    table.setRun(run);
+    table.reserve(records.size(), 0);
+    for (const RequestRecord& r : records)
+        table.push_back(r);
+    return table;
+}
+
 void RequestTable::reserve(std::size_t rows, std::size_t gaps)
 {
     Segment& segment = last();

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "metrics/requestrecord.h"
+#include "store/requestrecord.h"
 
 #include <algorithm>
 #include <array>
@@ -86,6 +86,9 @@ struct RequestTimes {
 /// iteration, which build one per call (labelled with run()).
 class RequestTable {
 public:
+    /// A table labelled `run` holding `records` in their order.
+    static RequestTable fromRecords(const QString& run, const std::vector<RequestRecord>& records);
+
     void push_back(const RequestRecord& record);
     /// Moves `other`'s requests after these (merging the parts of a file read in parallel).
     void append(RequestTable&& other);

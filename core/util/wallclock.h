@@ -1,6 +1,6 @@
 #pragma once
 
-#include "client/sharedloadstate.h"
+#include "util/monotonicclock.h"
 
 #include <chrono>
 

@@ -1,6 +1,6 @@
 #include "workload/workload.h"
 
-#include "client/requestfactory.h"
+#include "workload/syntheticprompt.h"
 
 #include <random>
 
@@ -89,7 +89,7 @@ PromptTurn Workload::turn(qint64 session, int turnIndex, const std::vector<QByte
         const int words = input.draw(inputRng);
         // Single requests keep the numbering of the plain synthetic prompts.
         const qint64 index = p.multiTurn() ? session * p.turns + t : session;
-        out.messages.push_back({ "user", RequestFactory::syntheticPrompt(seed(), index, words) });
+        out.messages.push_back({ "user", syntheticPrompt(seed(), index, words) });
         out.inTokens += words;
         if (t < turnIndex)
             out.messages.push_back({ "assistant", replies[std::size_t(t)] });

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "load/loadspec.h"
+#include "workload/loadspec.h"
 
 #include <QByteArray>
 

@@ -1,5 +1,5 @@
-#include "metrics/compareformat.h"
-#include "metrics/comparison.h"
+#include "compare/compareformat.h"
+#include "compare/comparison.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
 // Probe sets, divergence positions and drift analysis on hand-made data.
 #include "drift/driftanalysis.h"
-#include "drift/probeset.h"
+#include "workload/probeset.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
-#include "drift/probeset.h"
 #include "run/experimentspec.h"
 #include "run/servercommandcheck.h"
+#include "workload/probeset.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,12 +1,12 @@
 // Other tools' results read into knobscope's structures (core/import). The
 // fixtures in tests/data/import were written from the formats the tools
 // document (make_fixtures.py there says how their aggregates were computed).
+#include "compare/comparison.h"
 #include "import/fieldreader.h"
 #include "import/importedrun.h"
 #include "import/resultfile.h"
 #include "import/vllmexport.h"
 #include "import/vllmresult.h"
-#include "metrics/comparison.h"
 
 #include <QFile>
 #include <QTest>

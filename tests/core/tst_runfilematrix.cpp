@@ -4,9 +4,9 @@
 // lines. Every command's core path (report's summaries and table, compare,
 // drift, replay) must read each file without a throw, and every changed type
 // must be named as an issue with its line and field.
+#include "compare/compareformat.h"
+#include "compare/comparison.h"
 #include "drift/driftanalysis.h"
-#include "metrics/compareformat.h"
-#include "metrics/comparison.h"
 #include "metrics/runsummary.h"
 #include "run/jsonlreplay.h"
 #include "store/runfile.h"

@@ -1,4 +1,4 @@
-#include "metrics/comparison.h"
+#include "compare/comparison.h"
 #include "run/experimentspec.h"
 #include "workload/workload.h"
 

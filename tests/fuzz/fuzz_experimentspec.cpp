@@ -3,8 +3,8 @@
 // load of every arm and probe pass. A spec that validates must be safe to run.
 #include "fuzzinput.h"
 
-#include "drift/probeset.h"
 #include "run/experimentspec.h"
+#include "workload/probeset.h"
 
 #include <memory>
 

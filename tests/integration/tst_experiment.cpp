@@ -1,5 +1,6 @@
 // The experiment runner end to end: launched simulator, configs x arms, one file.
-#include "metrics/comparison.h"
+#include "compare/comparison.h"
+#include "metrics/armverdicts.h"
 #include "metrics/loghistogram.h"
 #include "run/experimentrunner.h"
 #include "store/runfile.h"

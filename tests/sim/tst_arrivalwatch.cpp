@@ -2,8 +2,8 @@
 // taken before Qt reads them, so neither a busy thread (an engine step's write
 // pass) nor a late wake-up makes the truth log's arrival_us late.
 #include "arrivalwatch.h"
-#include "monotonicclock.h"
 #include "simconnection.h"
+#include "util/monotonicclock.h"
 
 #include <QAbstractEventDispatcher>
 #include <QSignalSpy>
@@ -62,7 +62,7 @@ bool waitUnread(qintptr fd)
 /// later is strictly greater.
 void passClockBeyond(std::int64_t us)
 {
-    while (monotonicNowUs() <= us) { }
+    while (ks::monotonicUs() <= us) { }
 }
 
 struct Accepted {
@@ -123,13 +123,13 @@ private slots:
         QSignalSpy received(requester.connection.get(), &SimConnection::requestReceived);
 
         // The pass begins; meanwhile the request lands in the kernel.
-        const std::int64_t sendStart = monotonicNowUs();
+        const std::int64_t sendStart = ks::monotonicUs();
         QVERIFY(requester.client->send(kRequest));
         QVERIFY(waitUnread(requester.connection->findChild<QTcpSocket*>()->socketDescriptor()));
         passClockBeyond(sendStart + ArrivalWatch::kPollIntervalUs); // the next write is due a poll
         streamed.connection->beginStream(); // one write of the pass
         QCOMPARE(watch.stampsGiven(), quint64(1));
-        const std::int64_t passEnd = monotonicNowUs();
+        const std::int64_t passEnd = ks::monotonicUs();
         passClockBeyond(passEnd);
 
         QVERIFY(received.wait(10000));
@@ -147,10 +147,10 @@ private slots:
         Accepted a = accept(&watch);
         QVERIFY(a.connection);
         QSignalSpy received(a.connection.get(), &SimConnection::requestReceived);
-        const std::int64_t sendStart = monotonicNowUs();
+        const std::int64_t sendStart = ks::monotonicUs();
         QVERIFY(a.client->send(kRequest));
         QVERIFY(waitUnread(a.connection->findChild<QTcpSocket*>()->socketDescriptor()));
-        const std::int64_t seen = monotonicNowUs();
+        const std::int64_t seen = ks::monotonicUs();
         passClockBeyond(seen);
         watch.poll();
         QCOMPARE(watch.kernelStampsGiven(), quint64(1));
@@ -173,7 +173,7 @@ private slots:
         QSignalSpy received(a.connection.get(), &SimConnection::requestReceived);
         QVERIFY(a.client->send(kRequest));
         QVERIFY(waitUnread(a.connection->findChild<QTcpSocket*>()->socketDescriptor()));
-        const std::int64_t beforeLoop = monotonicNowUs();
+        const std::int64_t beforeLoop = ks::monotonicUs();
         passClockBeyond(beforeLoop);
         QVERIFY(received.wait(10000));
         QCOMPARE(watch.kernelStampsGiven(), quint64(1));
@@ -195,7 +195,7 @@ private slots:
         watch.poll();
         QCOMPARE(watch.stampsGiven(), stampsBefore);
 
-        const std::int64_t secondSent = monotonicNowUs();
+        const std::int64_t secondSent = ks::monotonicUs();
         QVERIFY(a.client->send(kRequest));
         QVERIFY(received.wait(10000));
         QVERIFY(received.at(1).at(2).toLongLong() >= secondSent - 1);
@@ -210,7 +210,7 @@ private slots:
         QSignalSpy received(a.connection.get(), &SimConnection::requestReceived);
         QVERIFY(a.client->send(kRequest));
         QVERIFY(waitUnread(a.connection->findChild<QTcpSocket*>()->socketDescriptor()));
-        const std::int64_t busyEnd = monotonicNowUs();
+        const std::int64_t busyEnd = ks::monotonicUs();
         passClockBeyond(busyEnd);
         QVERIFY(received.wait(10000));
         QVERIFY(received.first().at(2).toLongLong() > busyEnd);

@@ -1,6 +1,6 @@
 #include "models/comparetablemodel.h"
 
-#include "metrics/compareformat.h"
+#include "compare/compareformat.h"
 
 #include <QFont>
 

@@ -1,7 +1,7 @@
-#include "metrics/compareformat.h"
+#include "compare/compareformat.h"
 
+#include "compare/sweepcompare.h"
 #include "metrics/runsummary.h"
-#include "metrics/sweepcompare.h"
 
 #include <QStringList>
 

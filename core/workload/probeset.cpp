@@ -1,4 +1,4 @@
-#include "drift/probeset.h"
+#include "workload/probeset.h"
 
 #include <QCryptographicHash>
 #include <QFile>

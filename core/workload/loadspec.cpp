@@ -1,4 +1,4 @@
-#include "load/loadspec.h"
+#include "workload/loadspec.h"
 
 namespace ks {
 

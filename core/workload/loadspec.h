@@ -1,7 +1,7 @@
 #pragma once
 
 #include "api/chunkdecoder.h"
-#include "drift/probeset.h"
+#include "workload/probeset.h"
 #include "workload/promptspec.h"
 
 #include <memory>

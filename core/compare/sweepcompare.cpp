@@ -1,4 +1,4 @@
-#include "metrics/sweepcompare.h"
+#include "compare/sweepcompare.h"
 
 #include <QStringList>
 

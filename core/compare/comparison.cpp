@@ -1,11 +1,11 @@
-#include "metrics/comparison.h"
+#include "compare/comparison.h"
 
+#include "compare/sweepcompare.h"
 #include "import/importedrun.h"
 #include "metrics/bootstrap.h"
 #include "metrics/percentiles.h"
 #include "metrics/repeatstats.h"
 #include "metrics/runsummary.h"
-#include "metrics/sweepcompare.h"
 #include "metrics/ttftsplit.h"
 #include "workload/workload.h"
 
