@@ -2,13 +2,64 @@
 // bootstrap intervals from the core (metrics/comparison).
 #include "commands.h"
 #include "compare/compareformat.h"
+#include "compare/comparegate.h"
 #include "compare/comparison.h"
 #include "import/resultfile.h"
 #include "loadflags.h"
 
 #include <QCommandLineParser>
+#include <QFile>
+#include <QSaveFile>
 
 #include <cstdio>
+
+namespace {
+
+// Judges the --fail-if conditions, prints each verdict, writes --junit; the exit code.
+int runGate(const QCommandLineParser& parser, const std::vector<ks::GateCondition>& conditions,
+    const nlohmann::json& arms, const ks::RunFile& file, const QStringList& judgedConfigs, bool markdown)
+{
+    ks::GateOptions options;
+    options.strict = parser.isSet(QStringLiteral("strict"));
+    options.configs = judgedConfigs; // two files: only the first file's runs are judged
+    std::optional<ks::DriftReport> drift;
+    if (std::any_of(conditions.begin(), conditions.end(),
+            [](const ks::GateCondition& c) { return c.metric == QLatin1String("drift"); })) {
+        nlohmann::json set;
+        const std::vector<ks::ProbePass> passes = ks::probePassesOf(file, 0, &set);
+        if (!passes.empty())
+            drift = ks::analyzeDrift(passes, set);
+    }
+    QStringList unmatched;
+    const std::vector<ks::GateVerdict> verdicts
+        = ks::evaluateGate(conditions, arms, drift ? &*drift : nullptr, options, &unmatched);
+    if (!unmatched.isEmpty()) { // judging the rest would pass a gate that checks nothing
+        for (const QString& problem : std::as_const(unmatched))
+            std::fprintf(stderr, "knobscope compare: --fail-if %s\n", qPrintable(problem));
+        return 2;
+    }
+    int failures = 0;
+    for (const ks::GateVerdict& v : verdicts) {
+        failures += v.failed ? 1 : 0;
+        std::fprintf(stderr, "gate %s  %s / %s: %s: %s\n", v.failed ? "FAIL" : "ok  ", qPrintable(v.arm),
+            qPrintable(v.config), qPrintable(v.condition), qPrintable(v.reason));
+    }
+    if (markdown)
+        std::printf("\n%s", qPrintable(ks::gateMarkdown(verdicts, options.strict)));
+    if (const QString path = parser.value(QStringLiteral("junit")); !path.isEmpty()) {
+        QSaveFile out(path);
+        if (!out.open(QIODevice::WriteOnly) || out.write(ks::gateJunit(verdicts)) < 0 || !out.commit()) {
+            std::fprintf(
+                stderr, "knobscope compare: --junit %s: %s\n", qPrintable(path), qPrintable(out.errorString()));
+            return 2;
+        }
+    }
+    std::fprintf(
+        stderr, "gate: %s (%d of %zu checks failed)\n", failures > 0 ? "failed" : "passed", failures, verdicts.size());
+    return failures > 0 ? 3 : 0;
+}
+
+} // namespace
 
 int compareCommand(const QStringList& arguments)
 {
@@ -33,9 +84,37 @@ int compareCommand(const QStringList& arguments)
     parser.addOption({ QStringLiteral("allow-different-workloads"),
         QStringLiteral("Compare an arm whose configurations ran different workloads (prompt source, lengths, prompt "
                        "file) instead of refusing it; such configurations are marked in every table.") });
+    parser.addOption({ QStringLiteral("fail-if"),
+        QStringLiteral(
+            "A regression gate, repeatable: [ARM:]METRIC OP NUMBER[x], e.g. \"stress:ttft_ms.p99 > 1.10x\" "
+            "(ratio against the baseline; with OTHER.jsonl and no --baseline, against OTHER's run of the "
+            "same configuration), \"ttft_ms.p99 > 800\" (ms), \"errors > 0\", \"drift > 0\". Fails only when "
+            "the whole 95 % interval is past the threshold. Exit 3 when a condition fails, 2 when one is "
+            "malformed. Metrics: ")
+            + ks::gateMetrics().join(QStringLiteral(", ")),
+        QStringLiteral("EXPR") });
+    parser.addOption(
+        { QStringLiteral("strict"), QStringLiteral("--fail-if judges the point estimate, not the interval.") });
+    parser.addOption({ QStringLiteral("junit"),
+        QStringLiteral(
+            "Write the --fail-if verdicts as JUnit XML (one test case per condition, arm and configuration)."),
+        QStringLiteral("FILE") });
     addSloFlags(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope compare"))
         return *exitCode;
+    std::vector<ks::GateCondition> conditions;
+    for (const QString& text : parser.values(QStringLiteral("fail-if"))) {
+        auto parsed = ks::parseGateCondition(text);
+        if (const QString* problem = std::get_if<QString>(&parsed)) {
+            std::fprintf(stderr, "knobscope compare: --fail-if %s\n", qPrintable(*problem));
+            return 2;
+        }
+        conditions.push_back(std::get<ks::GateCondition>(std::move(parsed)));
+    }
+    if (conditions.empty() && (parser.isSet(QStringLiteral("junit")) || parser.isSet(QStringLiteral("strict")))) {
+        std::fputs("knobscope compare: --junit and --strict go with --fail-if\n", stderr);
+        return 2;
+    }
     const QStringList files = parser.positionalArguments();
     if (files.isEmpty() || files.size() > 2) {
         std::fputs("knobscope compare: give one run file, or two to compare experiments from different days\n", stderr);
@@ -57,8 +136,9 @@ int compareCommand(const QStringList& arguments)
         std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(error));
         return 2;
     }
+    ks::RunFile second;
+    QStringList firstLabels; // the configurations of the first file, as labelled after a merge
     if (files.size() == 2) {
-        ks::RunFile second;
         if (!ks::readAnyRunFile(files[1], &second, &error)) {
             std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(error));
             return 2;
@@ -69,6 +149,12 @@ int compareCommand(const QStringList& arguments)
                        "(or --slo-ttft-ms/--slo-tpot-ms)\n",
                 stderr);
         const auto [first, other] = ks::fileLabels(files[0], files[1]);
+        for (const ks::RunData& run : file.runs)
+            if (const QString label = run.config + QStringLiteral(" @") + first; !firstLabels.contains(label))
+                firstLabels << label;
+        // A gate over two files compares each configuration with its own run in OTHER.jsonl.
+        if (!conditions.empty() && !parser.isSet(QStringLiteral("baseline")) && firstLabels.size() == 1)
+            options.baseline = firstLabels.first().section(QStringLiteral(" @"), 0, 0) + QStringLiteral(" @") + other;
         file = ks::mergeRunFiles(file, first, second, other);
     }
     ks::Slo slo;
@@ -89,5 +175,8 @@ int compareCommand(const QStringList& arguments)
         std::fputs(qPrintable(ks::compareCsv(arms)), stdout);
     else
         std::fputs(qPrintable(ks::compareMarkdown(arms)), stdout);
-    return 0;
+    if (conditions.empty())
+        return 0;
+    return runGate(parser, conditions, arms, file, firstLabels,
+        format == QLatin1String("md") && !parser.isSet(QStringLiteral("json")));
 }

@@ -1,0 +1,304 @@
+#include "compare/comparegate.h"
+
+#include <QRegularExpression>
+#include <QSet>
+
+#include <cmath>
+#include <limits>
+
+namespace ks {
+
+namespace {
+
+using json = nlohmann::json;
+
+const char* const kLatency[] = { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" };
+const char* const kPercentiles[] = { "p50", "p95", "p99" };
+const char* const kRates[] = { "req_per_s", "out_tok_per_s", "goodput_req_per_s" }; // with ratios, no interval
+const char* const kCounts[] = { "errors", "error_rate", "drift" }; // absolute only
+
+template <typename List> bool contains(const List& list, const QString& name)
+{
+    for (const char* item : list)
+        if (name == QLatin1String(item))
+            return true;
+    return false;
+}
+
+bool isLatency(const QString& metric)
+{
+    const QStringList parts = metric.split(QLatin1Char('.'));
+    return parts.size() == 2 && contains(kLatency, parts[0]) && contains(kPercentiles, parts[1]);
+}
+
+const char* opText(GateCondition::Op op)
+{
+    switch (op) {
+    case GateCondition::Op::Greater:
+        return ">";
+    case GateCondition::Op::GreaterEqual:
+        return ">=";
+    case GateCondition::Op::Less:
+        return "<";
+    case GateCondition::Op::LessEqual:
+        return "<=";
+    }
+    return "?";
+}
+
+bool past(const GateCondition& c, double v)
+{
+    switch (c.op) {
+    case GateCondition::Op::Greater:
+        return v > c.threshold;
+    case GateCondition::Op::GreaterEqual:
+        return v >= c.threshold;
+    case GateCondition::Op::Less:
+        return v < c.threshold;
+    case GateCondition::Op::LessEqual:
+        return v <= c.threshold;
+    }
+    return false;
+}
+
+QString number(double v, bool relative)
+{
+    return relative ? QString::number(v, 'f', 3) + QLatin1Char('x') : QString::number(v, 'g', 6);
+}
+
+const json* at(const json& object, std::initializer_list<const char*> path)
+{
+    const json* node = &object;
+    for (const char* key : path) {
+        if (!node->is_object())
+            return nullptr;
+        const auto it = node->find(key);
+        if (it == node->end())
+            return nullptr;
+        node = &*it;
+    }
+    return node;
+}
+
+std::optional<double> numberAt(const json& object, std::initializer_list<const char*> path)
+{
+    const json* node = at(object, path);
+    return node && node->is_number() ? std::optional<double>(node->get<double>()) : std::nullopt;
+}
+
+std::optional<std::pair<double, double>> intervalAt(const json& object, std::initializer_list<const char*> path)
+{
+    const json* node = at(object, path);
+    if (!node || !node->is_array() || node->size() != 2 || !(*node)[0].is_number() || !(*node)[1].is_number())
+        return std::nullopt;
+    return std::pair((*node)[0].get<double>(), (*node)[1].get<double>());
+}
+
+// Fills value, interval, failed and reason from what was measured.
+void judge(const GateCondition& c, std::optional<double> value, std::optional<std::pair<double, double>> interval,
+    bool strict, GateVerdict& v)
+{
+    const QString what = c.metric == QLatin1String("drift")
+        ? QStringLiteral("drift (probes whose output changed between this configuration's passes)")
+        : c.metric + (c.relative ? QStringLiteral(" ratio") : QString());
+    const QString threshold = QStringLiteral("%1 %2").arg(QLatin1String(opText(c.op)), number(c.threshold, c.relative));
+    if (!value) {
+        v.failed = true;
+        v.value = std::numeric_limits<double>::quiet_NaN();
+        v.reason = QStringLiteral("%1: no value (no successful request measured it), so it cannot pass %2")
+                       .arg(what, threshold);
+        return;
+    }
+    v.value = *value;
+    if (strict || !interval) {
+        v.failed = past(c, *value);
+        const QString how = strict        ? QStringLiteral(" (point estimate, --strict)")
+            : contains(kCounts, c.metric) ? QString()
+                                          : QStringLiteral(" (point estimate: %1 has no interval)").arg(c.metric);
+        v.reason = QStringLiteral("%1 %2 %3 %4%5")
+                       .arg(what, number(*value, c.relative),
+                           v.failed ? QStringLiteral("is") : QStringLiteral("is not"), threshold, how);
+        return;
+    }
+    v.interval = interval;
+    const bool upward = c.op == GateCondition::Op::Greater || c.op == GateCondition::Op::GreaterEqual;
+    const double nearEnd = upward ? interval->first : interval->second; // the end nearest the threshold
+    v.failed = past(c, nearEnd);
+    const QString range
+        = QStringLiteral("[%1, %2]").arg(number(interval->first, c.relative), number(interval->second, c.relative));
+    v.reason = v.failed ? QStringLiteral("%1 %2 %3: the whole 95 % interval is %4")
+                              .arg(what, number(*value, c.relative), range, threshold)
+        : past(c, *value)
+        ? QStringLiteral("%1 %2 %3: the point estimate is %4 but the 95 % interval reaches %5, so it is not "
+                         "shown (--strict judges the point estimate)")
+              .arg(what, number(*value, c.relative), range, threshold, number(nearEnd, c.relative))
+        : QStringLiteral("%1 %2 %3: not %4").arg(what, number(*value, c.relative), range, threshold);
+}
+
+// Probes whose output changed between passes of one configuration (repeats or restarts).
+int driftCount(const ConfigDrift& config)
+{
+    QSet<QString> changed(config.withinRun.begin(), config.withinRun.end());
+    for (const QString& probe : config.acrossRestart)
+        changed.insert(probe);
+    return int(changed.size());
+}
+
+GateVerdict verdictFor(const GateCondition& c, const QString& arm, const QString& config)
+{
+    GateVerdict v;
+    v.condition = c.text;
+    v.arm = arm;
+    v.config = config;
+    return v;
+}
+
+} // namespace
+
+QStringList gateMetrics()
+{
+    QStringList out;
+    for (const char* m : kLatency)
+        for (const char* p : kPercentiles)
+            out << QStringLiteral("%1.%2").arg(QLatin1String(m), QLatin1String(p));
+    for (const char* m : kRates)
+        out << QLatin1String(m);
+    for (const char* m : kCounts)
+        out << QLatin1String(m);
+    return out;
+}
+
+std::variant<GateCondition, QString> parseGateCondition(const QString& text)
+{
+    static const QRegularExpression re(QStringLiteral(
+        R"(^\s*(?:([^:\s][^:]*?)\s*:\s*)?([a-z][a-z0-9_]*(?:\.p\d+)?)\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(x?)\s*$)"));
+    const auto m = re.match(text);
+    if (!m.hasMatch())
+        return QStringLiteral("\"%1\": expected [ARM:]METRIC OP NUMBER[x], e.g. \"stress:ttft_ms.p99 > 1.10x\" or "
+                              "\"errors > 0\" (OP is >, >=, < or <=)")
+            .arg(text);
+    GateCondition c;
+    c.text = text.trimmed();
+    c.arm = m.captured(1);
+    c.metric = m.captured(2);
+    const QString op = m.captured(3);
+    c.op = op == QLatin1String(">") ? GateCondition::Op::Greater
+        : op == QLatin1String(">=") ? GateCondition::Op::GreaterEqual
+        : op == QLatin1String("<")  ? GateCondition::Op::Less
+                                    : GateCondition::Op::LessEqual;
+    bool ok = false;
+    c.threshold = m.captured(4).toDouble(&ok);
+    c.relative = !m.captured(5).isEmpty();
+    if (!ok || !std::isfinite(c.threshold))
+        return QStringLiteral("\"%1\": the threshold is not a finite number").arg(text);
+    if (!gateMetrics().contains(c.metric))
+        return QStringLiteral("\"%1\": unknown metric %2 (known: %3)")
+            .arg(text, c.metric, gateMetrics().join(QStringLiteral(", ")));
+    if (c.relative && contains(kCounts, c.metric))
+        return QStringLiteral("\"%1\": %2 has no ratio against the baseline; give an absolute number")
+            .arg(text, c.metric);
+    if (c.relative && c.threshold <= 0)
+        return QStringLiteral("\"%1\": a ratio threshold must be above 0").arg(text);
+    if (c.metric == QLatin1String("drift") && !c.arm.isEmpty() && c.arm != QLatin1String("probes"))
+        return QStringLiteral("\"%1\": drift is measured on the probe passes; leave out the arm or write probes:")
+            .arg(text);
+    return c;
+}
+
+std::vector<GateVerdict> evaluateGate(const std::vector<GateCondition>& conditions, const nlohmann::json& compare,
+    const DriftReport* drift, const GateOptions& options, QStringList* unmatched)
+{
+    std::vector<GateVerdict> verdicts;
+    const auto judged
+        = [&](const QString& config) { return options.configs.isEmpty() || options.configs.contains(config); };
+    for (const GateCondition& c : conditions) {
+        bool matched = false;
+        if (c.metric == QLatin1String("drift")) {
+            for (const ConfigDrift& config : drift ? drift->configs : std::vector<ConfigDrift> {}) {
+                if (!judged(config.config))
+                    continue;
+                matched = true;
+                GateVerdict v = verdictFor(c, QStringLiteral("probes"), config.config);
+                judge(c, double(driftCount(config)), std::nullopt, options.strict, v);
+                verdicts.push_back(std::move(v));
+            }
+            if (!matched)
+                unmatched->append(
+                    QStringLiteral("\"%1\": the files have no probe passes to judge drift by").arg(c.text));
+            continue;
+        }
+        for (const json& arm : compare.is_array() ? compare : json::array()) {
+            const QString armName = QString::fromStdString(arm.value("arm", std::string()));
+            if (!c.arm.isEmpty() && armName != c.arm)
+                continue;
+            matched = true;
+            const QString baseline = QString::fromStdString(arm.value("baseline", std::string()));
+            for (const json& entry : arm.value("configs", json::array())) {
+                const QString config = QString::fromStdString(entry.value("config", std::string()));
+                if (!judged(config) || (c.relative && config == baseline))
+                    continue;
+                GateVerdict v = verdictFor(c, armName, config);
+                const std::string metric = c.metric.section(QLatin1Char('.'), 0, 0).toStdString();
+                const std::string pct = c.metric.section(QLatin1Char('.'), 1, 1).toStdString();
+                const char* m = metric.c_str();
+                const char* p = pct.c_str();
+                if (isLatency(c.metric))
+                    judge(c, c.relative ? numberAt(entry, { "ratio", m, p }) : numberAt(entry, { m, p }),
+                        c.relative ? intervalAt(entry, { "ratio_ci95", m, p }) : intervalAt(entry, { "ci95", m, p }),
+                        options.strict, v);
+                else
+                    judge(c, c.relative ? numberAt(entry, { "ratio", m }) : numberAt(entry, { m }), std::nullopt,
+                        options.strict, v);
+                verdicts.push_back(std::move(v));
+            }
+        }
+        if (!matched)
+            unmatched->append(QStringLiteral("\"%1\": no arm named %2").arg(c.text, c.arm));
+    }
+    return verdicts;
+}
+
+QByteArray gateJunit(const std::vector<GateVerdict>& verdicts)
+{
+    int failures = 0;
+    for (const GateVerdict& v : verdicts)
+        failures += v.failed ? 1 : 0;
+    QString xml = QStringLiteral("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                                 "<testsuites name=\"knobscope compare\" tests=\"%1\" failures=\"%2\">\n"
+                                 "  <testsuite name=\"knobscope gate\" tests=\"%1\" failures=\"%2\">\n")
+                      .arg(verdicts.size())
+                      .arg(failures);
+    for (const GateVerdict& v : verdicts) {
+        xml += QStringLiteral("    <testcase classname=\"knobscope.%1\" name=\"%2: %3\"")
+                   .arg(v.arm.toHtmlEscaped(), v.config.toHtmlEscaped(), v.condition.toHtmlEscaped());
+        if (v.failed)
+            xml += QStringLiteral(">\n      <failure message=\"%1\">%1</failure>\n    </testcase>\n")
+                       .arg(v.reason.toHtmlEscaped());
+        else
+            xml += QStringLiteral(">\n      <system-out>%1</system-out>\n    </testcase>\n")
+                       .arg(v.reason.toHtmlEscaped());
+    }
+    xml += QStringLiteral("  </testsuite>\n</testsuites>\n");
+    return xml.toUtf8();
+}
+
+QString gateMarkdown(const std::vector<GateVerdict>& verdicts, bool strict)
+{
+    int failures = 0;
+    for (const GateVerdict& v : verdicts)
+        failures += v.failed ? 1 : 0;
+    QString md = failures > 0
+        ? QStringLiteral("**knobscope gate: failed**, %1 of %2 checks\n\n").arg(failures).arg(verdicts.size())
+        : QStringLiteral("**knobscope gate: passed**, %1 checks\n\n").arg(verdicts.size());
+    md += strict ? QStringLiteral("Judged by the point estimates (`--strict`).\n\n")
+                 : QStringLiteral("A check fails only when the whole 95 % bootstrap interval is past its threshold "
+                                  "(`--strict` judges the point estimate).\n\n");
+    md += QStringLiteral("| | arm | configuration | condition | why |\n| --- | --- | --- | --- | --- |\n");
+    for (const GateVerdict& v : verdicts)
+        md += QStringLiteral("| %1 | %2 | %3 | `%4` | %5 |\n")
+                  .arg(v.failed ? QStringLiteral("FAIL") : QStringLiteral("ok"), v.arm, v.config, v.condition,
+                      QString(v.reason).replace(QLatin1Char('|'), QStringLiteral("\\|")));
+    return md;
+}
+
+} // namespace ks
