@@ -6,6 +6,7 @@
 #include "compare/comparison.h"
 #include "import/resultfile.h"
 #include "loadflags.h"
+#include "run/hostenvironment.h"
 
 #include <QCommandLineParser>
 #include <QFile>
@@ -148,6 +149,14 @@ int compareCommand(const QStringList& arguments)
             std::fputs("knobscope compare: the two experiments set different SLOs; goodput uses the first file's "
                        "(or --slo-ttft-ms/--slo-tpot-ms)\n",
                 stderr);
+        const QStringList differences
+            = ks::environmentDifferences(file.experiment.value("environment", nlohmann::json()),
+                second.experiment.value("environment", nlohmann::json()));
+        if (!differences.isEmpty())
+            std::fprintf(stderr,
+                "knobscope compare: warning: the two files were measured in different environments (%s); a difference "
+                "between them may come from the machine, not the configuration\n",
+                qPrintable(differences.join(QStringLiteral("; "))));
         const auto [first, other] = ks::fileLabels(files[0], files[1]);
         for (const ks::RunData& run : file.runs)
             if (const QString label = run.config + QStringLiteral(" @") + first; !firstLabels.contains(label))

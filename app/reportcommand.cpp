@@ -4,6 +4,7 @@
 #include "loadflags.h"
 #include "metrics/runsummary.h"
 #include "metrics/ttftsplit.h"
+#include "run/hostenvironment.h"
 #include "store/runfile.h"
 
 #include <QCommandLineParser>
@@ -71,6 +72,9 @@ int reportCommand(const QStringList& arguments)
         std::printf("%s\n", all.dump(2).c_str());
         return 0;
     }
+    if (const QString environment = ks::environmentText(file.experiment.value("environment", nlohmann::json()));
+        !environment.isEmpty())
+        std::printf("Measured on %s\n\n", qPrintable(environment));
     if (all.empty())
         std::puts("no runs in this file");
     for (const auto& summary : all)

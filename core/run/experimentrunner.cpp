@@ -3,6 +3,7 @@
 #include "metrics/armverdicts.h"
 #include "metrics/percentiles.h"
 #include "metrics/ttftsplit.h"
+#include "run/hostenvironment.h"
 #include "run/servercommandcheck.h"
 #include "store/recordjson.h"
 #include "store/runline.h"
@@ -62,8 +63,9 @@ QString ExperimentRunner::start()
     }
     if (!m_writer.open(m_outPath, &error))
         return error;
-    const nlohmann::json experiment = { { "type", "experiment" }, { "schema", 1 },
-        { "tool", "knobscope " KNOBSCOPE_VERSION }, { "started_at", isoNow() }, { "spec", redactSpec(m_spec.raw) } };
+    const nlohmann::json experiment
+        = { { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
+              { "started_at", isoNow() }, { "spec", redactSpec(m_spec.raw) }, { "environment", hostEnvironment() } };
     m_writer.write(experiment);
     if (!m_writer.flush()) {
         const QString problem = m_writer.error();

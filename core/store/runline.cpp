@@ -149,6 +149,9 @@ const std::vector<FieldRule> kTickRules { { "run", kStr }, { "t_us", kInt } };
 
 const std::vector<FieldRule> kExperimentRules {
     { "schema", kInt },
+    { "environment", kObj,
+        { { "host", kStr }, { "os", kStr }, { "kernel", kStr }, { "cpu_model", kStr }, { "cpu_count", kInt },
+            { "memory_bytes", kInt }, { "knobscope", kStr }, { "gpus", kArr, {}, kObj }, { "gpu_error", kStr } } },
     { "tool", kStr },
     { "started_at", kStr },
     { "spec", kObj,
