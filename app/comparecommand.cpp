@@ -149,9 +149,7 @@ int compareCommand(const QStringList& arguments)
             std::fputs("knobscope compare: the two experiments set different SLOs; goodput uses the first file's "
                        "(or --slo-ttft-ms/--slo-tpot-ms)\n",
                 stderr);
-        const QStringList differences
-            = ks::environmentDifferences(file.experiment.value("environment", nlohmann::json()),
-                second.experiment.value("environment", nlohmann::json()));
+        const QStringList differences = ks::environmentDifferences(file.environment(), second.environment());
         if (!differences.isEmpty())
             std::fprintf(stderr,
                 "knobscope compare: warning: the two files were measured in different environments (%s); a difference "

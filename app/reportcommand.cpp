@@ -72,8 +72,7 @@ int reportCommand(const QStringList& arguments)
         std::printf("%s\n", all.dump(2).c_str());
         return 0;
     }
-    if (const QString environment = ks::environmentText(file.experiment.value("environment", nlohmann::json()));
-        !environment.isEmpty())
+    if (const QString environment = ks::environmentText(file.environment()); !environment.isEmpty())
         std::printf("Measured on %s\n\n", qPrintable(environment));
     if (all.empty())
         std::puts("no runs in this file");

@@ -4,6 +4,7 @@
 #include "charts/cdfplot.h"
 #include "charts/kneeplot.h"
 #include "charts/palette.h"
+#include "compare/diagnosis.h"
 #include "compare/sweepcompare.h"
 #include "compareexport.h"
 #include "models/comparetablemodel.h"
@@ -90,6 +91,7 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     , m_metric(new QComboBox(this))
     , m_note(new QLabel(this))
     , m_warning(new QLabel(this))
+    , m_why(new QLabel(this))
     , m_bars(new BarChart(this))
     , m_cdf(new CdfPlot(this))
     , m_knee(new KneePlot(this))
@@ -122,6 +124,8 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     m_warning->setStyleSheet(QStringLiteral("color: #c87800;"));
     m_warning->setWordWrap(true);
     m_note->setWordWrap(true);
+    m_why->setWordWrap(true);
+    m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_tableView->setModel(m_model);
     m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tableView->verticalHeader()->hide();
@@ -143,6 +147,7 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
     layout->addWidget(m_warning);
+    layout->addWidget(m_why);
     layout->addWidget(split, 1);
     layout->addWidget(m_note);
 
@@ -243,6 +248,9 @@ void ComparePage::refresh()
             ? QStringLiteral("⚠ ") + QString::fromStdString((*arm)["warning"].get<std::string>())
             : QString());
     m_warning->setVisible(arm->contains("warning"));
+    const QStringList why = diagnosisLines(*arm);
+    m_why->setText(why.join(QLatin1Char('\n')));
+    m_why->setVisible(!why.isEmpty());
     const bool sweep = arm->contains("sweep");
     m_bars->setVisible(!sweep);
     m_cdf->setVisible(!sweep);

@@ -57,6 +57,7 @@ private:
     QComboBox* m_metric;
     QLabel* m_note;
     QLabel* m_warning;
+    QLabel* m_why; ///< why each configuration differs from the baseline (compare/diagnosis.h)
     BarChart* m_bars;
     CdfPlot* m_cdf;
     KneePlot* m_knee;

@@ -1,5 +1,6 @@
 #include "compare/compareformat.h"
 
+#include "compare/diagnosis.h"
 #include "compare/sweepcompare.h"
 #include "metrics/runsummary.h"
 
@@ -176,6 +177,22 @@ QString repeatsMarkdown(const nlohmann::json& arm)
 
 } // namespace
 
+namespace {
+
+// "(gentle)" with its own definition beside the peak-waiting column: a short
+// opening burst can queue a few scrapes and still leave the arm gentle.
+QString gentleMark(const nlohmann::json& config)
+{
+    if (!config.value("gentle", false))
+        return {};
+    const nlohmann::json share = config.value("waiting_share", nlohmann::json());
+    return share.is_number()
+        ? QStringLiteral(" (gentle: waiting in %1 % of scrapes)").arg(share.get<double>() * 100, 0, 'f', 0)
+        : QStringLiteral(" (gentle)");
+}
+
+} // namespace
+
 QString compareMarkdown(const nlohmann::json& arms)
 {
     QString out;
@@ -195,8 +212,7 @@ QString compareMarkdown(const nlohmann::json& arms)
                    .arg(header.join(QStringLiteral(" | ")), QStringLiteral("---|").repeated(header.size()));
         for (const auto& config : arm["configs"]) {
             const bool isBaseline = config["config"] == arm["baseline"];
-            QStringList row { QString::fromStdString(config["config"].get<std::string>())
-                + (config.value("gentle", false) ? QStringLiteral(" (gentle)") : QString())
+            QStringList row { QString::fromStdString(config["config"].get<std::string>()) + gentleMark(config)
                 + (config.value("workload_differs", false) ? QStringLiteral(" (different workload)") : QString()) };
             for (const CompareColumn& c : kCompareColumns)
                 row << compareCell(config, c, isBaseline);
@@ -214,6 +230,8 @@ QString compareMarkdown(const nlohmann::json& arms)
             out += QStringLiteral("Goodput counts requests meeting %1.\n").arg(bounds.join(QStringLiteral(" and ")));
         else
             out += QStringLiteral("No SLO set: goodput equals throughput.\n");
+        for (const QString& line : diagnosisLines(arm))
+            out += line + QLatin1Char('\n');
         out += ttftSplitMarkdown(arm);
         out += repeatsMarkdown(arm);
         if (arm.contains("note"))

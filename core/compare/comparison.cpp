@@ -1,5 +1,6 @@
 #include "compare/comparison.h"
 
+#include "compare/diagnosis.h"
 #include "compare/sweepcompare.h"
 #include "import/importedrun.h"
 #include "metrics/bootstrap.h"
@@ -341,16 +342,26 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             entry["errors"] = s.value("errors", 0);
             entry["error_rate"] = requests > 0 ? s.value("errors", 0.0) / requests : 0.0;
             bool gentle = true;
+            bool clientBound = false;
             nlohmann::json maxWaiting = nullptr;
+            nlohmann::json waitingShare = nullptr; // the largest over repeats, as max_waiting
+            const auto keepLargest = [](nlohmann::json& kept, const nlohmann::json& value) {
+                if (value.is_number() && (kept.is_null() || value.get<double>() > kept.get<double>()))
+                    kept = value;
+            };
             for (const RunData* r : group.runs) {
                 const nlohmann::json& stored = r->summary;
                 gentle = gentle && stored.is_object() && stored.value("gentle", false);
-                if (stored.is_object() && stored.contains("server")) {
-                    const nlohmann::json w = stored["server"].value("max_waiting", nlohmann::json(nullptr));
-                    if (w.is_number() && (maxWaiting.is_null() || w.get<double>() > maxWaiting.get<double>()))
-                        maxWaiting = w;
+                if (stored.is_object() && stored.value("client", nlohmann::json()).is_object())
+                    clientBound = clientBound || stored["client"].value("client_bound", false) == true;
+                if (stored.is_object() && stored.value("server", nlohmann::json()).is_object()) {
+                    keepLargest(maxWaiting, stored["server"].value("max_waiting", nlohmann::json(nullptr)));
+                    keepLargest(waitingShare, stored["server"].value("waiting_share", nlohmann::json(nullptr)));
                 }
             }
+            if (clientBound)
+                entry["client_bound"] = true;
+            entry["waiting_share"] = waitingShare;
             allGentle = allGentle && gentle;
             entry["gentle"] = gentle;
             entry["max_waiting"] = maxWaiting;
@@ -395,6 +406,7 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             warnings.push_back("this arm never queued on any configuration, so it cannot show a queueing cliff");
         if (!warnings.empty())
             armEntry["warning"] = warnings.size() == 1 ? warnings[0] : warnings[0] + "; " + warnings[1];
+        addDiagnoses(armEntry);
         out.push_back(armEntry);
     }
     return out;

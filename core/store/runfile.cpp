@@ -214,6 +214,15 @@ const nlohmann::json& RunFile::spec() const
     return it != experiment.end() && it->is_object() ? *it : kNone;
 }
 
+const nlohmann::json& RunFile::environment() const
+{
+    static const nlohmann::json kNone = nlohmann::json::object();
+    if (!experiment.is_object())
+        return kNone;
+    const auto it = experiment.find("environment");
+    return it != experiment.end() && it->is_object() ? *it : kNone;
+}
+
 QString RunFile::experimentName(const QString& fallback) const
 {
     const nlohmann::json& s = spec();

@@ -36,6 +36,9 @@ struct RunFile {
     /// The experiment line's `spec`: always an object, empty when the file has
     /// none (no experiment line, or one that was skipped as unreadable).
     const nlohmann::json& spec() const;
+    /// The experiment line's `environment` (where it was measured): always an
+    /// object, empty when the file does not say.
+    const nlohmann::json& environment() const;
     /// The spec's `name`, or `fallback` when the file does not name its experiment.
     QString experimentName(const QString& fallback) const;
 };

@@ -69,9 +69,12 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
         if (config.value("summary_only", false))
             return tr("Imported without per-request data: these are the tool's own aggregates, so the figures and "
                       "ratios have no 95 % intervals (docs/metrics.md maps its fields to knobscope's)");
-        if (column == 0 && config.value("gentle", false))
-            return tr(
-                "This run never queued on the server, so it cannot show a queueing cliff (see the run's warnings)");
+        if (column == 0 && config.value("gentle", false)) {
+            const nlohmann::json share = config.value("waiting_share", nlohmann::json());
+            return tr("Gentle: a request waited on the server in %1 of the scrapes (under 10 %), so this run cannot "
+                      "show a queueing cliff; peak waiting counts a short opening burst too")
+                .arg(share.is_number() ? QStringLiteral("%1 %").arg(share.get<double>() * 100, 0, 'f', 0) : tr("few"));
+        }
         return {};
     case Qt::TextAlignmentRole:
         return column == 0 ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
