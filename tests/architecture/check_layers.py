@@ -4,7 +4,7 @@
 core/'s folders form one order, ground first (CORE_ORDER): a file may include
 headers from its own folder and from folders before it, never after. The
 top-level parts follow the same rule (PART_ORDER), core/ stays free of
-widgets and ui/ of networking. Run from anywhere; exits 1 and names every
+widgets and ui/ of networking, and no .cpp there is over 500 lines. Run from anywhere; exits 1 and names every
 include that runs against the order, 0 when there is none.
 """
 import os
@@ -31,6 +31,8 @@ CORE_ORDER = [
 # Top-level parts: the simulator and the dashboard both build on core; the
 # app (the knobscope executable) on all of them.
 PART_ORDER = ["core", "sim", "ui", "app"]
+# A source file fits on a few screens; a longer one does more than one thing (issue 23).
+MAX_CPP_LINES = 500
 WIDGET_HEADERS = re.compile(r"^(QtWidgets/|QtGui/|Q(Widget|MainWindow|Dialog|Application|Painter|Pixmap|Image|Color|Font)\b)")
 NETWORK_HEADERS = re.compile(r"^(QtNetwork/|Q(Network\w*|TcpSocket|SslSocket|LocalSocket|UdpSocket|AbstractSocket)\b)")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
@@ -90,11 +92,20 @@ def main():
                             and not os.path.exists(os.path.join(os.path.dirname(path), target)) \
                             and part_rank[other] > part_rank[part]:
                         problems.append(f"{where}: {part}/ may not use {other}/, which comes later in the order")
+    for part in PART_ORDER:
+        for path in files_under(part):
+            if path.endswith(".cpp"):
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    lines = sum(1 for _ in f)
+                if lines > MAX_CPP_LINES:
+                    problems.append(f"{os.path.relpath(path, ROOT)}: {lines} lines; split it by purpose "
+                                    f"(at most {MAX_CPP_LINES})")
     if "-v" in sys.argv[1:]:
         for (a, b), where in sorted(edges.items(), key=lambda e: (rank[e[0][0]], rank[e[0][1]])):
             print(f"core/{a} -> core/{b}: {len(where)} include(s)")
     if problems:
-        print("check_layers: includes against the order " + " > ".join(reversed(CORE_ORDER)) + ":", file=sys.stderr)
+        print("check_layers: against the order " + " > ".join(reversed(CORE_ORDER)) + " or the size limit:",
+              file=sys.stderr)
         for p in sorted(set(problems)):
             print("  " + p, file=sys.stderr)
         return 1
