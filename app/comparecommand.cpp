@@ -160,8 +160,18 @@ int compareCommand(const QStringList& arguments)
             if (const QString label = run.config + QStringLiteral(" @") + first; !firstLabels.contains(label))
                 firstLabels << label;
         // A gate over two files compares each configuration with its own run in OTHER.jsonl.
-        if (!conditions.empty() && !parser.isSet(QStringLiteral("baseline")) && firstLabels.size() == 1)
+        const bool relative
+            = std::any_of(conditions.begin(), conditions.end(), [](const ks::GateCondition& c) { return c.relative; });
+        if (relative && !parser.isSet(QStringLiteral("baseline"))) {
+            if (firstLabels.size() != 1) { // each against its own would need one comparison per label
+                std::fprintf(stderr,
+                    "knobscope compare: --fail-if with a ratio: %s has %lld configurations; name the one to compare "
+                    "against with --baseline \"LABEL @%s\"\n",
+                    qPrintable(files[0]), static_cast<long long>(firstLabels.size()), qPrintable(other));
+                return 2;
+            }
             options.baseline = firstLabels.first().section(QStringLiteral(" @"), 0, 0) + QStringLiteral(" @") + other;
+        }
         file = ks::mergeRunFiles(file, first, second, other);
     }
     ks::Slo slo;

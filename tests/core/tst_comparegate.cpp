@@ -216,6 +216,11 @@ private slots:
         QVERIFY(failed.readAll().contains("<failure "));
         QCOMPARE(run({ QStringLiteral("--fail-if"), QStringLiteral("ttft_ms.p99 >> 1") }), 2);
         QCOMPARE(run({ QStringLiteral("--fail-if"), QStringLiteral("steady:errors > 0") }), 2);
+        // Two files, two configurations each: a ratio needs a named baseline rather than a guess.
+        QCOMPARE(run({ fixture, QStringLiteral("--fail-if"), QStringLiteral("ttft_ms.p99 > 2x") }), 2);
+        QCOMPARE(run({ fixture, QStringLiteral("--baseline"), QStringLiteral("mns2 @2"), QStringLiteral("--fail-if"),
+                     QStringLiteral("ttft_ms.p99 > 2x") }),
+            0);
     }
 };
 
