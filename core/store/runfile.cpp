@@ -205,22 +205,28 @@ std::vector<qint64> splitPoints(QFile& file, qint64 total)
 
 } // namespace
 
-const nlohmann::json& RunFile::spec() const
+namespace {
+
+// An object of the experiment line, or an empty one when the file has none.
+const nlohmann::json& experimentObject(const nlohmann::json& experiment, const char* key)
 {
     static const nlohmann::json kNone = nlohmann::json::object();
     if (!experiment.is_object())
         return kNone;
-    const auto it = experiment.find("spec");
+    const auto it = experiment.find(key);
     return it != experiment.end() && it->is_object() ? *it : kNone;
+}
+
+} // namespace
+
+const nlohmann::json& RunFile::spec() const
+{
+    return experimentObject(experiment, "spec");
 }
 
 const nlohmann::json& RunFile::environment() const
 {
-    static const nlohmann::json kNone = nlohmann::json::object();
-    if (!experiment.is_object())
-        return kNone;
-    const auto it = experiment.find("environment");
-    return it != experiment.end() && it->is_object() ? *it : kNone;
+    return experimentObject(experiment, "environment");
 }
 
 QString RunFile::experimentName(const QString& fallback) const
