@@ -33,7 +33,8 @@ PercentileSummary summarizeBySelection(std::vector<double>& values);
 
 /// The same summary of non-negative 32-bit integers held in several spans,
 /// each value divided by `divisor` (microsecond gaps to milliseconds), without
-/// copying them: two counting passes, on the high then the low 16 bits. Exact:
+/// copying them (below 8192 values, a copy and a selection): two counting passes,
+/// on the high then the low 16 bits. Values must be non-negative. Exact:
 /// the order statistics are found, then interpolated as percentileOfSorted().
 PercentileSummary summarizeIntegers(const std::vector<std::span<const std::int32_t>>& parts, double divisor);
 

@@ -2,6 +2,8 @@
 
 #include <QTest>
 
+#include <cstdint>
+#include <span>
 #include <vector>
 
 // Expected values are numpy.percentile(values, p) with the default (linear) method.
@@ -58,6 +60,44 @@ private slots:
         QCOMPARE(selected.max, sorted.max);
         QCOMPARE(selected.count, sorted.count);
         QVERIFY(std::abs(selected.mean - sorted.mean) < 1e-9 * std::abs(sorted.mean));
+    }
+
+    // Both of summarizeIntegers' paths (a copy below 8192 values, counting
+    // tables above), over values split across spans, against a full sort.
+    void integersMatchSorting_data()
+    {
+        QTest::addColumn<int>("size");
+        for (int n : { 1, 2, 5, 100, 8191, 8192, 70000 })
+            QTest::newRow(qPrintable(QString::number(n))) << n;
+    }
+    void integersMatchSorting()
+    {
+        QFETCH(int, size);
+        std::vector<std::int32_t> gaps;
+        quint64 x = 2463534242ULL;
+        for (int i = 0; i < size; ++i) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            gaps.push_back(std::int32_t(x % (i % 3 == 0 ? 5000000 : 40000))); // above and below 2^16
+        }
+        const std::size_t half = gaps.size() / 2;
+        const std::vector<std::span<const std::int32_t>> parts {
+            std::span<const std::int32_t>(gaps.data(), half),
+            std::span<const std::int32_t>(gaps.data() + half, gaps.size() - half),
+        };
+        std::vector<double> values;
+        for (std::int32_t g : gaps)
+            values.push_back(double(g) / 1000.0);
+        const ks::PercentileSummary sorted = ks::summarize(values);
+        const ks::PercentileSummary counted = ks::summarizeIntegers(parts, 1000.0);
+        QCOMPARE(counted.p50, sorted.p50);
+        QCOMPARE(counted.p90, sorted.p90);
+        QCOMPARE(counted.p95, sorted.p95);
+        QCOMPARE(counted.p99, sorted.p99);
+        QCOMPARE(counted.max, sorted.max);
+        QCOMPARE(counted.count, sorted.count);
+        QVERIFY(std::abs(counted.mean - sorted.mean) <= 1e-9 * std::abs(sorted.mean));
     }
 
     void emptyInputIsZero()
