@@ -32,12 +32,6 @@ QByteArray procField(const char* path, const QByteArray& key)
     return {};
 }
 
-QString nvidiaSmi()
-{
-    const QString given = QProcessEnvironment::systemEnvironment().value(QStringLiteral("KNOBSCOPE_NVIDIA_SMI"));
-    return given.isEmpty() ? QStandardPaths::findExecutable(QStringLiteral("nvidia-smi")) : given;
-}
-
 std::string stringAt(const json& object, const char* key)
 {
     const auto it = object.find(key);
@@ -59,6 +53,12 @@ QString gpuList(const json& environment)
 }
 
 } // namespace
+
+QString nvidiaSmiProgram()
+{
+    const QString given = QProcessEnvironment::systemEnvironment().value(QStringLiteral("KNOBSCOPE_NVIDIA_SMI"));
+    return given.isEmpty() ? QStandardPaths::findExecutable(QStringLiteral("nvidia-smi")) : given;
+}
 
 nlohmann::json parseNvidiaSmiGpus(const QByteArray& csv)
 {
@@ -90,7 +90,7 @@ nlohmann::json hostEnvironment()
         env["cpu_model"] = model.toStdString();
     if (const QByteArray memory = procField("/proc/meminfo", "MemTotal"); !memory.isEmpty())
         env["memory_bytes"] = memory.split(' ').value(0).toLongLong() * 1024; // "65536000 kB"
-    if (const QString smi = nvidiaSmi(); !smi.isEmpty()) {
+    if (const QString smi = nvidiaSmiProgram(); !smi.isEmpty()) {
         QProcess process;
         process.start(smi,
             { QStringLiteral("--query-gpu=name,driver_version,memory.total"),

@@ -14,6 +14,10 @@ namespace ks {
 /// does not tell are left out.
 nlohmann::json hostEnvironment();
 
+/// The nvidia-smi to run: $KNOBSCOPE_NVIDIA_SMI when set (tests point it at a
+/// stand-in script), else the one on PATH; empty when there is neither.
+QString nvidiaSmiProgram();
+
 /// The GPUs in `nvidia-smi --query-gpu=name,driver_version,memory.total
 /// --format=csv,noheader,nounits` output: [{"name", "driver", "memory_mib"}].
 /// Lines that do not have the three fields are skipped.
