@@ -17,7 +17,15 @@ namespace kssim {
 
 namespace {
 constexpr int kListenBacklog = 4096;
+
+// Where vLLM tells its version, with "engine" naming the server, so a probe
+// for the server's version (core/run/serverversion.h) tells them apart.
+QByteArray versionBody()
+{
+    return QByteArray::fromStdString(
+        nlohmann::json { { "version", KNOBSCOPE_VERSION }, { "engine", "knobscope-sim" } }.dump());
 }
+} // namespace
 
 SimServer::SimServer(SimOptions options, QObject* parent)
     : QObject(parent)
@@ -97,6 +105,8 @@ void SimServer::onRequest(SimConnection* connection, const HttpRequest& request,
         get ? connection->sendResponse(200, "text/plain", {}) : notAllowed();
     } else if (path == "/v1/models") {
         get ? connection->sendResponse(200, "application/json", modelsBody()) : notAllowed();
+    } else if (path == "/version") {
+        get ? connection->sendResponse(200, "application/json", versionBody()) : notAllowed();
     } else if (path == "/metrics") {
         get ? connection->sendResponse(200, "text/plain; version=0.0.4; charset=utf-8", metricsBody()) : notAllowed();
     } else if (path == "/v1/completions") {

@@ -220,6 +220,21 @@ private slots:
             QStringLiteral("sim-8b"));
     }
 
+    // Where vLLM says its version, so a probe of the server's version finds the simulator's.
+    void answersItsVersion()
+    {
+        auto sim = startSim({});
+        QVERIFY(sim);
+        const RawResponse version = exchange(sim->port(), getRequest("/version")).value(0);
+        QCOMPARE(version.status, 200);
+        QVERIFY(version.header("content-type").startsWith("application/json"));
+        const QJsonObject body = parseObject(version.body);
+        QCOMPARE(body.value(QStringLiteral("version")).toString(), QStringLiteral(KNOBSCOPE_VERSION));
+        QCOMPARE(body.value(QStringLiteral("engine")).toString(), QStringLiteral("knobscope-sim"));
+        QCOMPARE(exchange(sim->port(), postRequest("/version", "{}")).value(0).status, 405);
+        QCOMPARE(sim->terminate(), 0);
+    }
+
     void servesSeveralRequestsOnOneKeepAliveConnection()
     {
         auto sim = startSim({});
