@@ -137,14 +137,14 @@ void DcgmSampler::onReply(QNetworkReply* reply)
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     const QString url = m_url.toString();
     if (status >= 400 && status < 500) {
-        giveUp(QStringLiteral("GET %1 answered HTTP %2").arg(url).arg(status));
+        giveUp(QStringLiteral("GET %1 answered HTTP %2").arg(url, QString::number(status)));
         return;
     }
     if (status != 200 || reply->error() != QNetworkReply::NoError) {
         const bool timedOut
             = reply->error() == QNetworkReply::OperationCanceledError || reply->error() == QNetworkReply::TimeoutError;
-        retryLater(status  ? QStringLiteral("GET %1 answered HTTP %2").arg(url).arg(status)
-                : timedOut ? QStringLiteral("GET %1 gave no answer within %2 ms").arg(url).arg(m_timeoutMs)
+        retryLater(status  ? QStringLiteral("GET %1 answered HTTP %2").arg(url, QString::number(status))
+                : timedOut ? QStringLiteral("GET %1 gave no answer within %2 ms").arg(url, QString::number(m_timeoutMs))
                            : QStringLiteral("GET %1 failed: %2").arg(url, reply->errorString()));
         return;
     }
@@ -173,9 +173,7 @@ void DcgmSampler::retryLater(const QString& reason)
     emit failed(reason);
     if (++m_consecutiveFailures >= GpuSampler::kMaxConsecutiveFailures)
         giveUp(QStringLiteral("%1 failed %2 times in a row; the last: %3")
-                   .arg(m_url.toString())
-                   .arg(m_consecutiveFailures)
-                   .arg(reason));
+                   .arg(m_url.toString(), QString::number(m_consecutiveFailures), reason));
 }
 
 } // namespace ks

@@ -179,10 +179,9 @@ void GpuSampler::onFinished(QProcess* process)
         // nvidia-smi prints its own failures ("couldn't communicate with the
         // NVIDIA driver") on stdout; a stand-in may use stderr.
         const QByteArray err = process->readAllStandardError();
-        retryLater(QStringLiteral("%1 exited with status %2: %3")
-                       .arg(m_program)
-                       .arg(process->exitCode())
-                       .arg(firstLine(err.trimmed().isEmpty() ? out : err)));
+        retryLater(
+            QStringLiteral("%1 exited with status %2: %3")
+                .arg(m_program, QString::number(process->exitCode()), firstLine(err.trimmed().isEmpty() ? out : err)));
         return;
     }
     QString error;
@@ -210,7 +209,7 @@ void GpuSampler::onKillTimeout()
     m_inFlight->kill();
     // Reported now, not when it dies: a process stuck in the driver may not
     // die soon, and until it does no other run starts.
-    retryLater(QStringLiteral("%1 gave no answer within %2 ms; killed").arg(m_program).arg(m_timeoutMs));
+    retryLater(QStringLiteral("%1 gave no answer within %2 ms; killed").arg(m_program, QString::number(m_timeoutMs)));
 }
 
 void GpuSampler::giveUp(const QString& reason)
@@ -229,9 +228,7 @@ void GpuSampler::retryLater(const QString& reason)
     // a process a second on it during the measurement.
     if (++m_consecutiveFailures >= kMaxConsecutiveFailures)
         giveUp(QStringLiteral("%1 failed %2 times in a row; the last: %3")
-                   .arg(m_program)
-                   .arg(m_consecutiveFailures)
-                   .arg(reason));
+                   .arg(m_program, QString::number(m_consecutiveFailures), reason));
 }
 
 void GpuSampler::dropInFlight()
