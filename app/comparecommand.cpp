@@ -7,6 +7,7 @@
 #include "import/resultfile.h"
 #include "loadflags.h"
 #include "run/hostenvironment.h"
+#include "run/serverversion.h"
 
 #include <QCommandLineParser>
 #include <QFile>
@@ -149,7 +150,11 @@ int compareCommand(const QStringList& arguments)
             std::fputs("knobscope compare: the two experiments set different SLOs; goodput uses the first file's "
                        "(or --slo-ttft-ms/--slo-tpot-ms)\n",
                 stderr);
-        const QStringList differences = ks::environmentDifferences(file.environment(), second.environment());
+        QStringList differences = ks::environmentDifferences(file.environment(), second.environment());
+        if (const QStringList firstServers = ks::serverVersionsOf(file), secondServers = ks::serverVersionsOf(second);
+            !firstServers.isEmpty() && !secondServers.isEmpty() && firstServers != secondServers)
+            differences << QStringLiteral("server \"%1\" vs \"%2\"")
+                               .arg(firstServers.join(QStringLiteral("; ")), secondServers.join(QStringLiteral("; ")));
         if (!differences.isEmpty())
             std::fprintf(stderr,
                 "knobscope compare: warning: the two files were measured in different environments (%s); a difference "

@@ -1,11 +1,13 @@
 // knobscope run SPEC.json: a whole experiment (configurations x arms); an
 // ad-hoc `run --base-url` comes here too, as a generated one-arm spec.
 #include "experimentcommand.h"
+#include "stdincontrol.h"
 
 #include "armexecution.h"
 #include "metricsendpoint.h"
 #include "run/experimentrunner.h"
 #include "run/servercommandcheck.h"
+#include "run/steercommand.h"
 #include "runextras.h"
 #include "startbarrier.h"
 #include "util/unixsignals.h"
@@ -135,6 +137,36 @@ int runExperimentSpec(ks::ExperimentSpec spec, const QString& outPath, ProgressR
         problems = message;
         loop.quit();
     });
+    std::unique_ptr<StdinControl> control;
+    if (extras.controlStdin) {
+        control = std::make_unique<StdinControl>();
+        QObject::connect(control.get(), &StdinControl::lineRead, &loop, [&runner](const QString& line) {
+            const ks::SteerCommand command = ks::parseSteerCommand(line);
+            QString refused;
+            switch (command.kind) {
+            case ks::SteerCommand::Kind::None:
+                return;
+            case ks::SteerCommand::Kind::Invalid:
+                refused = command.error;
+                break;
+            case ks::SteerCommand::Kind::Stop:
+                std::fputs("knobscope run: control: stop: no more requests; the ones in flight finish\n", stderr);
+                runner.finishArmGently();
+                return;
+            case ks::SteerCommand::Kind::Rate:
+                refused = QStringLiteral("rate: steering the rate of an arm is not built yet; steer a concurrency arm");
+                break;
+            case ks::SteerCommand::Kind::Concurrency:
+                refused = runner.steer(int(command.value));
+                if (refused.isEmpty())
+                    std::fprintf(stderr, "knobscope run: control: concurrency %d\n", int(command.value));
+                break;
+            }
+            if (!refused.isEmpty())
+                std::fprintf(stderr, "knobscope run: control: '%s' ignored: %s\n", qPrintable(line.trimmed()),
+                    qPrintable(refused));
+        });
+    }
     if (const QString error = runner.start(); !error.isEmpty()) {
         std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
         return 2;

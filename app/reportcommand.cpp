@@ -5,6 +5,7 @@
 #include "metrics/runsummary.h"
 #include "metrics/ttftsplit.h"
 #include "run/hostenvironment.h"
+#include "run/serverversion.h"
 #include "store/runfile.h"
 
 #include <QCommandLineParser>
@@ -74,6 +75,8 @@ int reportCommand(const QStringList& arguments)
     }
     if (const QString environment = ks::environmentText(file.environment()); !environment.isEmpty())
         std::printf("Measured on %s\n\n", qPrintable(environment));
+    if (const QStringList servers = ks::serverVersionsOf(file); !servers.isEmpty())
+        std::printf("Server: %s\n\n", qPrintable(servers.join(QStringLiteral("; "))));
     if (all.empty())
         std::puts("no runs in this file");
     for (const auto& summary : all)

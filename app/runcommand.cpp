@@ -89,6 +89,11 @@ int runCommand(const QStringList& arguments)
         QStringLiteral("With a spec: serve the client's own view (TTFT/TPOT/ITL/E2E histograms, requests, errors, "
                        "in flight) in Prometheus text at http://HOST:P/metrics while the run goes (0: any free port)."),
         QStringLiteral("P") });
+    parser.addOption({ QStringLiteral("control"),
+        QStringLiteral(
+            "stdin: steer the running arm with lines on standard input: 'concurrency N' (a new segment "
+            "ARM~cN of the arm, with its own summary), 'stop' (end the run cleanly). Concurrency arms only."),
+        QStringLiteral("stdin") });
     addLoadFlags(parser);
     addPromptFlags(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope run"))
@@ -122,6 +127,13 @@ int runCommand(const QStringList& arguments)
                 qPrintable(parser.value(QStringLiteral("metrics-port"))));
             return 2;
         }
+    }
+    if (parser.isSet(QStringLiteral("control"))) {
+        if (parser.value(QStringLiteral("control")) != QLatin1String("stdin")) {
+            std::fputs("knobscope run: --control: expected stdin\n", stderr);
+            return 2;
+        }
+        extras.controlStdin = true;
     }
     ProgressReporter::Mode progressMode;
     if (!ProgressReporter::parseMode(parser.value(QStringLiteral("progress")), &progressMode)) {

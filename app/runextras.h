@@ -9,4 +9,5 @@ struct RunExtras {
     std::optional<ks::ShardId> shard; ///< --shard I/N
     std::optional<qint64> startAtMs; ///< --start-at, ms since the Unix epoch
     int metricsPort = -1; ///< --metrics-port; -1: none
+    bool controlStdin = false; ///< --control stdin: steer the running arm (docs/experiments.md, "Steering")
 };

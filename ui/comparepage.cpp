@@ -81,6 +81,27 @@ QString configLegend(const nlohmann::json& config)
         + (config.value("workload_differs", false) ? ComparePage::tr(" (different workload)") : QString());
 }
 
+// A sweep arm's table: one row per step and configuration, from the steps'
+// own entries (ratios against the baseline at the same step), labelled
+// "CONFIG @ STEP" in step order.
+nlohmann::json sweepStepsTable(const nlohmann::json& compare, const nlohmann::json& sweepArm)
+{
+    nlohmann::json rows = nlohmann::json::array();
+    const std::string name = sweepArm.value("arm", std::string());
+    for (const nlohmann::json& step : compare) {
+        if (step.value("sweep_arm", std::string()) != name)
+            continue;
+        const std::string stepName = step.value("arm", std::string());
+        const std::string stepLabel = stepName.substr(std::min(stepName.find('@'), stepName.size()));
+        for (nlohmann::json row : step.value("configs", nlohmann::json::array())) {
+            row["baseline_row"] = row.value("config", std::string()) == step.value("baseline", std::string());
+            row["config"] = row.value("config", std::string()) + " " + stepLabel;
+            rows.push_back(std::move(row));
+        }
+    }
+    return { { "arm", name }, { "baseline", nullptr }, { "configs", std::move(rows) } };
+}
+
 } // namespace
 
 ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
@@ -257,6 +278,7 @@ void ComparePage::refresh()
     m_knee->setVisible(sweep);
     m_metric->setEnabled(!sweep);
     if (sweep) {
+        m_model->setArm(sweepStepsTable(m_result->compare, *arm));
         showKnee(m_arm->currentText());
         m_warning->setText(sweepCapacityLine(*arm));
         m_warning->setVisible(true);

@@ -11,6 +11,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -46,6 +47,8 @@ LivePage::LivePage(QWidget* parent)
     , m_knee(new KneePlot(this))
     , m_legend(new QLabel(this))
     , m_cumulativeBox(new QCheckBox(tr("&Cumulative"), this))
+    , m_steer(new QSpinBox(this))
+    , m_steerButton(new QPushButton(tr("S&teer"), this))
     , m_runs(new RunListModel(this))
     , m_runTable(new QTableView(this))
 {
@@ -59,6 +62,25 @@ LivePage::LivePage(QWidget* parent)
         emit cumulativeToggled(on);
     });
     top->addWidget(m_cumulativeBox);
+    m_steer->setRange(1, 4096);
+    m_steer->setPrefix(tr("concurrency "));
+    m_steer->setAccelerated(true);
+    m_steer->setToolTip(tr("Steer the running arm: arrow keys step the number of streams (Page Up/Down by 10); "
+                           "Enter or Steer applies it. Each setting becomes a segment of the arm (ARM~cN) with its "
+                           "own summary, and the knee chart gains a point when the arm ends."));
+    m_steerButton->setToolTip(m_steer->toolTip());
+    auto steer = [this] {
+        if (m_steer->isEnabled())
+            emit steerRequested(m_steer->value());
+    };
+    connect(m_steerButton, &QPushButton::clicked, this, steer);
+    connect(m_steer, &QSpinBox::editingFinished, this, [this, steer] {
+        if (m_steer->hasFocus()) // Enter, not merely leaving the field
+            steer();
+    });
+    top->addWidget(m_steer);
+    top->addWidget(m_steerButton);
+    setSteerable(false, 1, tr("No arm is running"));
     auto* reset = new QPushButton(tr("Reset &zoom"), this);
     reset->setToolTip(tr("Show all data again (Ctrl+0; double-click a chart)"));
     connect(reset, &QPushButton::clicked, this, &LivePage::resetZoom);
@@ -77,6 +99,7 @@ LivePage::LivePage(QWidget* parent)
         { "throughput", tr("Throughput (last 10 s)"), tr("requests/s") },
         { "server", tr("Server queue (scraped)"), tr("requests") },
         { "errors", tr("Errors by reason (cumulative)"), tr("requests") },
+        { "gpu", tr("GPU (nvidia-smi)"), tr("utilization, memory used (%)") },
         { "drift", tr("Drift: probes changed so far"), tr("probes") },
     };
     int i = 0;
@@ -85,16 +108,18 @@ LivePage::LivePage(QWidget* parent)
         m_charts.insert(QString::fromLatin1(c.key), chart);
         if (i < 6)
             grid->addWidget(chart, i / 2, i % 2);
-        else
-            grid->addWidget(chart, i / 2, 0, 1, 2); // drift spans the row; shown only when the experiment probes
+        else // GPU and drift span a row each; shown only once a GPU is sampled / the experiment probes
+            grid->addWidget(chart, i - 3, 0, 1, 2);
         ++i;
     }
+    m_charts[QStringLiteral("gpu")]->hide();
     m_charts[QStringLiteral("drift")]->hide();
-    grid->addWidget(m_knee, 4, 0, 1, 2); // a row of its own once a sweep step has finished
+    grid->addWidget(m_knee, 5, 0, 1, 2); // a row of its own once a sweep step has finished
     m_knee->setMinimumHeight(260);
     m_knee->hide();
     m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
     m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used (%)"));
+    m_charts[QStringLiteral("gpu")]->setRightAxisLabel(tr("power (W)"));
 
     auto* chartsArea = new QWidget(this);
     auto* chartsLayout = new QVBoxLayout(chartsArea);
@@ -137,12 +162,17 @@ void LivePage::clear()
         chart->clear();
     m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
     m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used (%)"));
+    m_charts[QStringLiteral("gpu")]->setRightAxisLabel(tr("power (W)"));
     m_offsets.clear();
     m_labelRows.clear();
+    m_lastFamily.clear();
+    m_lastLabelledRun.clear();
+    m_pendingSegments.clear();
     m_colors.clear();
     m_configs.clear();
     m_nextOffset = 0;
     m_runs->clear();
+    m_charts[QStringLiteral("gpu")]->hide();
     m_charts[QStringLiteral("drift")]->hide();
     m_knee->reset(QString(), true, {});
     m_knee->hide();
@@ -177,12 +207,29 @@ void LivePage::runStarted(const QString& run)
     if (m_offsets.contains(run))
         return;
     m_offsets.insert(run, m_nextOffset);
-    const int row = int(m_labelRows.size()) % 3;
-    m_labelRows.insert(run, row);
     const QColor color = colorOf(configOfRun(run));
     const QString arm = run.section(QLatin1Char('/'), 1); // the colour already says which configuration
+    // Sweep steps (ARM@VALUE) and repeats (ARM#N) of one arm share its label:
+    // only the first is named, so a many-step sweep does not stack its labels.
+    const QString base
+        = arm.section(QLatin1Char('~'), 0, 0).section(QLatin1Char('@'), 0, 0).section(QLatin1Char('#'), 0, 0);
+    const QString family = configOfRun(run) + QLatin1Char('/') + base;
+    const bool continues = family == m_lastFamily && arm != base;
+    if (continues && arm.contains(QLatin1Char('~'))) {
+        // A steered segment shares its arm's clock: same offset, a marker at its first point.
+        m_offsets.insert(run, m_offsets.value(m_lastLabelledRun));
+        m_labelRows.insert(run, m_labelRows.value(m_lastLabelledRun));
+        m_pendingSegments.insert(run);
+        m_runs->runStarted(run);
+        return;
+    }
+    m_lastFamily = family;
+    const int row = continues ? m_labelRows.value(m_lastLabelledRun) : m_labelRows.size() % 3;
+    if (!continues)
+        m_lastLabelledRun = run;
+    m_labelRows.insert(run, row);
     for (TimeSeriesPlot* chart : std::as_const(m_charts))
-        chart->addBoundary(m_nextOffset, arm.isEmpty() ? run : arm, color, row);
+        chart->addBoundary(m_nextOffset, continues ? QString() : (arm.isEmpty() ? run : arm), color, row);
     m_runs->runStarted(run);
 }
 
@@ -201,6 +248,28 @@ void LivePage::addPercentiles(
     }
 }
 
+void LivePage::addGpuGauges(const QString& config, const GpuGauges& g, double x)
+{
+    if (g.count == 0)
+        return;
+    TimeSeriesPlot* gpu = m_charts[QStringLiteral("gpu")];
+    gpu->show();
+    const QColor color = colorOf(config);
+    const QString gpus = g.count > 1 ? tr(" (%1 GPUs)").arg(g.count) : QString();
+    if (g.utilPct >= 0) {
+        gpu->ensureSeries(config + QStringLiteral("/util"), config + tr(" utilization") + gpus, QPen(color, 2));
+        gpu->append(config + QStringLiteral("/util"), x, g.utilPct);
+    }
+    if (g.memUsedMib >= 0 && g.memTotalMib > 0) {
+        gpu->ensureSeries(config + QStringLiteral("/mem"), config + tr(" memory used"), QPen(color, 1.6, Qt::DashLine));
+        gpu->append(config + QStringLiteral("/mem"), x, 100.0 * g.memUsedMib / g.memTotalMib);
+    }
+    if (g.powerW >= 0) {
+        gpu->ensureSeries(config + QStringLiteral("/power"), config + tr(" power"), QPen(color, 1, Qt::DotLine), true);
+        gpu->append(config + QStringLiteral("/power"), x, g.powerW);
+    }
+}
+
 void LivePage::addSnapshot(const QString& run, const RunSnapshot& s)
 {
     runStarted(run);
@@ -208,6 +277,11 @@ void LivePage::addSnapshot(const QString& run, const RunSnapshot& s)
     const QColor color = colorOf(config);
     const double x = xOf(run, s.atS);
     m_nextOffset = std::max(m_nextOffset, x + 1.0);
+    if (m_pendingSegments.remove(run)) {
+        const QString label = QStringLiteral("→ ") + run.section(QLatin1Char('~'), 1);
+        for (TimeSeriesPlot* chart : std::as_const(m_charts))
+            chart->addBoundary(x, label, color, m_labelRows.value(run));
+    }
 
     addPercentiles(QStringLiteral("ttft"), config, QStringLiteral("w"), s.ttftWindowMs, x);
     addPercentiles(QStringLiteral("ttft"), config, QStringLiteral("c"), s.ttftMs, x);
@@ -237,6 +311,8 @@ void LivePage::addSnapshot(const QString& run, const RunSnapshot& s)
         server->ensureSeries(config + QStringLiteral("/kv"), config + tr(" KV %"), QPen(color, 1, Qt::DotLine), true);
         server->append(config + QStringLiteral("/kv"), x, s.kvCacheUsage * 100.0);
     }
+
+    addGpuGauges(config, s.gpu, x);
 
     TimeSeriesPlot* errors = m_charts[QStringLiteral("errors")];
     int reasonIndex = 0;
@@ -295,6 +371,18 @@ void LivePage::addKneePoint(const nlohmann::json& summary)
         m_knee->reset(title, overRate, slo);
     m_knee->addPoint(*point, colorOf(point->config));
     m_knee->show();
+}
+
+void LivePage::setSteerable(bool steerable, int concurrency, const QString& why)
+{
+    m_steer->setEnabled(steerable);
+    m_steerButton->setEnabled(steerable);
+    if (steerable)
+        m_steer->setValue(concurrency);
+    const QString tip = steerable ? m_steer->toolTip().section(QLatin1Char('\n'), 0, 0)
+                                  : m_steer->toolTip().section(QLatin1Char('\n'), 0, 0) + QLatin1Char('\n') + why;
+    m_steer->setToolTip(tip);
+    m_steerButton->setToolTip(tip);
 }
 
 void LivePage::setCumulative(bool cumulative)

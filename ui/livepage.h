@@ -3,12 +3,15 @@
 #include "metrics/aggregator.h"
 
 #include <QHash>
+#include <QSet>
 #include <QTimer>
 #include <QWidget>
 
 #include <nlohmann/json.hpp>
 
 class QCheckBox;
+class QPushButton;
+class QSpinBox;
 class QLabel;
 class QTableView;
 
@@ -32,6 +35,9 @@ public:
     void addSnapshot(const QString& run, const RunSnapshot& snapshot);
     void progressed(const QString& run, int done, int expected);
     void runFinished(const QString& run, const nlohmann::json& summary);
+    /// The steering control (Live page, "Steer"): enabled for a running plain
+    /// concurrency arm at its current setting, else disabled saying why.
+    void setSteerable(bool steerable, int concurrency, const QString& why = {});
     void setCumulative(bool cumulative);
     bool isCumulative() const { return m_cumulative; }
     void resetZoom();
@@ -47,9 +53,12 @@ public:
 
 signals:
     void cumulativeToggled(bool cumulative);
+    /// The user asked the running arm to go on at `concurrency` streams.
+    void steerRequested(int concurrency);
 
 private:
     QColor colorOf(const QString& config);
+    void addGpuGauges(const QString& config, const GpuGauges& gauges, double x);
     void addPercentiles(
         const QString& chart, const QString& config, const QString& suffix, const PercentileSummary& s, double x);
     void updateLegend();
@@ -59,6 +68,8 @@ private:
     QHash<QString, TimeSeriesPlot*> m_charts;
     QHash<QString, double> m_offsets; ///< run -> experiment time at its start
     QHash<QString, int> m_labelRows; ///< run -> stagger row of its boundary label
+    QString m_lastFamily; ///< CONFIG/ARM of the latest run, without sweep step or repeat
+    QString m_lastLabelledRun;
     QHash<QString, QColor> m_colors; ///< configuration -> colour, in first-seen order
     QStringList m_configs;
     double m_nextOffset = 0;
@@ -66,6 +77,9 @@ private:
     KneePlot* m_knee;
     QLabel* m_legend;
     QCheckBox* m_cumulativeBox;
+    QSpinBox* m_steer;
+    QPushButton* m_steerButton;
+    QSet<QString> m_pendingSegments; ///< steered segments whose boundary waits for their first point
     RunListModel* m_runs;
     QTableView* m_runTable;
     QTimer m_replotTimer;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "run/experimentspec.h"
+
 #include <QElapsedTimer>
 #include <QMainWindow>
 
@@ -85,6 +87,8 @@ private:
     void openPath(const QString& path);
     void onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result);
     void onRunStarted(const QString& run, int index, int total);
+    /// Enables the Live page's steering for a running plain concurrency arm.
+    void updateSteering(const QString& run);
     void onProgress(const LoadProgress& progress);
     void onSnapshot(const QString& run, const RunSnapshot& snapshot);
     void onRunFinished(const QString& run, const QByteArray& summaryJson);
@@ -114,6 +118,7 @@ private:
     /// handed over run by run, never read back from the file it is writing.
     std::shared_ptr<const RunFile> m_liveFile;
     QString m_currentRun;
+    ExperimentSpec m_runningSpec; ///< of the experiment the controller runs
     int m_runIndex = 0;
     int m_runTotal = 0;
     bool m_totalIsEstimate = false; ///< the experiment sweeps: a sweep may stop early

@@ -58,6 +58,18 @@ void RunController::stop()
         QMetaObject::invokeMethod(m_runner, &ExperimentRunner::stop, Qt::QueuedConnection);
 }
 
+void RunController::steer(int concurrency)
+{
+    if (!m_runner) {
+        emit steerAnswered(concurrency, tr("no experiment is running"));
+        return;
+    }
+    QMetaObject::invokeMethod(m_runner, [this, runner = m_runner, concurrency] {
+        const QString refused = runner->steer(concurrency); // in the runner's thread
+        QMetaObject::invokeMethod(this, [this, concurrency, refused] { emit steerAnswered(concurrency, refused); });
+    });
+}
+
 void RunController::cleanUp()
 {
     if (!m_thread)

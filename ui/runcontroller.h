@@ -25,6 +25,9 @@ public:
     void start(const ExperimentSpec& spec, const QString& outPath);
     /// Ends the current arm cleanly and closes the run file; finished() follows.
     void stop();
+    /// Asks the running arm to go on at `concurrency` streams (ExperimentRunner::steer);
+    /// steerAnswered() follows.
+    void steer(int concurrency);
     bool isRunning() const { return m_thread != nullptr; }
     QString outPath() const { return m_outPath; }
 
@@ -33,6 +36,8 @@ signals:
     /// holds it: the window follows the experiment without reading the file back.
     void experimentStarted(const QByteArray& json);
     void runRecorded(std::shared_ptr<const ks::RunData> run);
+    /// `refused` is empty when the arm now runs at `concurrency`, else why not.
+    void steerAnswered(int concurrency, const QString& refused);
 
 private:
     void cleanUp();

@@ -22,6 +22,10 @@ struct SharedLoadState {
     std::atomic<qint64> nextSession { 0 }; ///< multi-turn workloads
     std::atomic<int> sent { 0 }; ///< requests sent so far, for the in-flight count
     std::atomic<bool> stopping { false };
+    std::atomic<bool> draining { false }; ///< no more sends; in-flight requests finish
+    /// Set before the first steer(): a worker whose slots drop to 0 then idles
+    /// for a later raise instead of finishing (closed loop only).
+    std::atomic<bool> steered { false };
     qint64 t0Us = 0; ///< the arm's start on the monotonic clock
     qint64 deadlineUs = 0; ///< duration bound relative to t0, 0 = none
 };

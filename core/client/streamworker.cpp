@@ -33,6 +33,7 @@ StreamWorker::StreamWorker(std::shared_ptr<SharedLoadState> state, int index, in
     , m_index(index)
     , m_workerCount(workerCount)
     , m_slots(closedLoopSlots)
+    , m_runLabel(m_state->factory.spec().runLabel)
     , m_flushTimer(this)
     , m_sweepTimer(this)
     , m_arrivalTimer(this)
@@ -217,7 +218,7 @@ void StreamWorker::launchTurn(std::shared_ptr<Session> session)
 {
     const LoadSpec& spec = m_state->factory.spec();
     const bool pastDeadline = m_state->deadlineUs > 0 && nowUs() >= m_state->deadlineUs;
-    if (!m_sending || m_state->stopping.load() || pastDeadline) {
+    if (!m_sending || m_state->stopping.load() || pastDeadline || m_state->draining.load()) {
         --m_openSlots;
         return;
     }
@@ -232,7 +233,7 @@ void StreamWorker::launchTurn(std::shared_ptr<Session> session)
 void StreamWorker::scheduleNextArrival()
 {
     const auto& schedule = m_state->schedule;
-    while (m_sending && !m_state->stopping.load() && m_nextArrival < schedule.size()) {
+    while (m_sending && !m_state->stopping.load() && !m_state->draining.load() && m_nextArrival < schedule.size()) {
         const qint64 due = schedule[m_nextArrival];
         qint64 wait = due - nowUs();
         if (wait > kSpinUs) {
@@ -256,7 +257,7 @@ void StreamWorker::send(qint64 index, qint64 tSchedUs, std::shared_ptr<Session> 
     const LoadSpec& spec = factory.spec();
     m_state->sent.fetch_add(1, std::memory_order_relaxed);
     RequestRecord record;
-    record.run = spec.runLabel;
+    record.run = m_runLabel;
     record.id = index;
     record.tSchedUs = tSchedUs;
     record.inTokens = spec.inputTokens;
@@ -351,8 +352,42 @@ void StreamWorker::onFinished(HttpConnection* connection, const QString& transpo
     m_pending.push_back(std::move(record));
 
     if (m_state->schedule.empty() && m_sending)
-        session ? launchTurn(std::move(session)) : launchClosedLoop();
+        relaunch(std::move(session));
     checkDone();
+}
+
+void StreamWorker::relaunch(std::shared_ptr<Session> session)
+{
+    if (session)
+        launchTurn(std::move(session)); // a session keeps its slot to its last turn
+    else if (m_openSlots > m_slots)
+        --m_openSlots; // steered down: this slot closes
+    else
+        launchClosedLoop();
+}
+
+void StreamWorker::steer(int slotCount, const QString& runLabel)
+{
+    m_runLabel = runLabel;
+    if (!m_state->schedule.empty())
+        return; // rate arms have no slots to steer
+    const int raise = slotCount - m_slots;
+    m_slots = std::max(0, slotCount);
+    if (m_finished || !m_sending || m_state->stopping.load())
+        return;
+    for (int i = 0; i < raise; ++i) {
+        ++m_openSlots;
+        launchClosedLoop();
+    }
+    checkDone();
+}
+
+bool StreamWorker::exhausted() const
+{
+    const LoadSpec& spec = m_state->factory.spec();
+    return !m_sending || m_state->stopping.load() || m_state->draining.load()
+        || (m_state->deadlineUs > 0 && nowUs() >= m_state->deadlineUs)
+        || (spec.requests > 0 && m_state->nextIndex.load() >= spec.requests);
 }
 
 void StreamWorker::endExchange(HttpConnection* connection, const QString& reason, const QString& detail)
@@ -368,6 +403,12 @@ void StreamWorker::endExchange(HttpConnection* connection, const QString& reason
 
 void StreamWorker::sweepTimeouts()
 {
+    if (m_state->draining.load() && !m_state->schedule.empty() && m_nextArrival < m_state->schedule.size()) {
+        m_arrivalTimer.stop(); // a rate arm draining: no more arrivals
+        m_nextArrival = m_state->schedule.size();
+    }
+    if ((m_state->steered.load() && m_openSlots <= 0) || m_state->draining.load())
+        checkDone(); // an idle steered or draining worker ends with the load's bound
     const qint64 now = monotonicUs();
     const qint64 stallUs = m_state->factory.stallTimeoutUs();
     std::vector<std::pair<HttpConnection*, QString>> expired;
@@ -409,7 +450,9 @@ void StreamWorker::flushRecords()
 void StreamWorker::checkDone()
 {
     const bool closedLoop = m_state->schedule.empty();
-    const bool noMoreSends = closedLoop ? m_openSlots <= 0 : (m_nextArrival >= m_state->schedule.size() || !m_sending);
+    // A steered worker with no slot left idles until a raise or the load's end.
+    const bool noMoreSends = closedLoop ? m_openSlots <= 0 && (!m_state->steered.load() || exhausted())
+                                        : (m_nextArrival >= m_state->schedule.size() || !m_sending);
     if (m_finished || !noMoreSends || !m_inFlight.empty())
         return;
     m_finished = true;

@@ -46,6 +46,10 @@ public slots:
     void start();
     /// Stops sending; in-flight requests are cancelled and recorded as such.
     void stop();
+    /// Live control (closed loop): from now on this worker keeps `slotCount` streams
+    /// open and labels the requests it sends `runLabel`. A raise sends at once;
+    /// a cut lets the streams in flight finish and does not replace them.
+    void steer(int slotCount, const QString& runLabel);
 
 signals:
     void prepared();
@@ -76,6 +80,12 @@ private:
     void onPreconnected(HttpConnection* connection, int status, const QString& error);
     void abortPreconnects();
     void launchClosedLoop();
+    /// After a closed-loop request ends: the session's next turn, a new request,
+    /// or, when steering cut the slots, nothing (the slot closes).
+    void relaunch(std::shared_ptr<Session> session);
+    /// Whether this worker has nothing more to send: the request count or the
+    /// duration is used up, or the load stops.
+    bool exhausted() const;
     /// Sends the session's current turn on its slot, or frees the slot when the load is done.
     void launchTurn(std::shared_ptr<Session> session);
     void scheduleNextArrival();
@@ -95,6 +105,7 @@ private:
     int m_index;
     int m_workerCount;
     int m_slots;
+    QString m_runLabel; ///< the label of the requests it sends (steer() changes it)
     std::vector<HttpConnection*> m_connections; ///< children of this worker
     ThreadId m_thread = 0;
     double m_cpuAtStart = 0;

@@ -219,8 +219,8 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
         if (group == groups.end())
             group = groups.insert(groups.end(), ConfigRuns { run.config, {}, {} });
         group->runs.push_back(&run);
-        if (const auto sweep = run.info.find("sweep"); sweep != run.info.end() && sweep->contains("arm"))
-            sweepOfArm[arm] = QString::fromStdString(sweep->value("arm", std::string()));
+        if (const nlohmann::json sweep = sweepStepOf(run); !sweep.is_null())
+            sweepOfArm[arm] = QString::fromStdString(sweep["arm"].get<std::string>());
     }
     const Slo slo = options.slo ? *options.slo : experimentSlo(file.experiment);
     const std::vector<SweepRuns> sweeps = sweepRunsOf(file);

@@ -8,13 +8,26 @@
 
 namespace ks {
 
+nlohmann::json sweepStepOf(const RunData& run)
+{
+    for (const nlohmann::json* from : { &run.info, &run.summary }) {
+        if (!from->is_object())
+            continue;
+        const auto sweep = from->find("sweep");
+        if (sweep != from->end() && sweep->is_object() && sweep->contains("arm") && (*sweep)["arm"].is_string())
+            return *sweep;
+    }
+    return nullptr;
+}
+
 std::vector<SweepRuns> sweepRunsOf(const RunFile& file)
 {
     std::vector<SweepRuns> out;
     for (const RunData& run : file.runs) {
-        const auto sweep = run.info.find("sweep");
-        if (sweep == run.info.end() || !sweep->is_object() || !sweep->contains("arm"))
+        const nlohmann::json step = sweepStepOf(run);
+        if (step.is_null())
             continue;
+        const auto* sweep = &step;
         const QString arm = QString::fromStdString(sweep->value("arm", std::string()));
         auto it = std::find_if(out.begin(), out.end(), [&](const SweepRuns& s) { return s.arm == arm; });
         if (it == out.end()) {
@@ -29,7 +42,9 @@ std::vector<SweepRuns> sweepRunsOf(const RunFile& file)
 SweepPoint sweepPointOf(const RunData& run, const Slo& slo)
 {
     nlohmann::json s = summarizeRun(run.run, run.config, run.arm, run.requests, slo);
-    s["sweep"] = run.info.value("sweep", nlohmann::json::object());
+    s["sweep"] = sweepStepOf(run);
+    if (s["sweep"].is_null())
+        s["sweep"] = nlohmann::json::object();
     if (run.info.contains("repeat"))
         s["repeat"] = run.info["repeat"];
     if (run.summary.is_object() && run.summary.contains("sweep") && run.summary["sweep"].contains("stop"))

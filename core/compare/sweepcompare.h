@@ -10,6 +10,11 @@
 
 namespace ks {
 
+/// A run's sweep step fields (`arm`, `over`, `value`, `step`): from its run
+/// line, else from its summary (the first segment of a steered arm learns it
+/// is a step only when the arm is steered); null when it is no step.
+nlohmann::json sweepStepOf(const RunData& run);
+
 /// The sweep steps of one run file, per sweep arm in first-seen order.
 struct SweepRuns {
     QString arm;

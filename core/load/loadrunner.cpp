@@ -113,6 +113,32 @@ void LoadRunner::stop()
         QMetaObject::invokeMethod(worker, &StreamWorker::stop, Qt::QueuedConnection);
 }
 
+void LoadRunner::drain()
+{
+    if (m_state)
+        m_state->draining = true; // each worker sees it at its next send and its next timeout sweep
+}
+
+QString LoadRunner::steer(int concurrency, const QString& runLabel)
+{
+    if (m_spec.mode != LoadSpec::Mode::Concurrency)
+        return tr("only a concurrency arm can be steered (this one sends at a rate)");
+    if (concurrency < 1 || concurrency > kMaxSteeredConcurrency)
+        return tr("concurrency must be 1 to %1").arg(kMaxSteeredConcurrency);
+    if (!m_state || m_state->stopping.load() || m_finished == int(m_workers.size()))
+        return tr("the arm is not running");
+    m_state->steered = true;
+    const int workers = int(m_workers.size());
+    for (int i = 0; i < workers; ++i) {
+        const int slotCount = concurrency / workers + (i < concurrency % workers ? 1 : 0);
+        QMetaObject::invokeMethod(
+            m_workers[std::size_t(i)],
+            [worker = m_workers[std::size_t(i)], slotCount, runLabel] { worker->steer(slotCount, runLabel); },
+            Qt::QueuedConnection);
+    }
+    return {};
+}
+
 void LoadRunner::onRecords(const QVector<RequestRecord>& records)
 {
     for (const RequestRecord& r : records) {

@@ -39,6 +39,10 @@ struct LoadResult {
     WorkerStats stats; ///< merged over workers (connect failures summed, the first error kept)
 };
 
+/// The most streams a steered arm may be raised to (as many as the client
+/// keeps open in the scale-out tests; past that, shard: docs/distributed.md).
+inline constexpr int kMaxSteeredConcurrency = 4096;
+
 /// Runs one arm: starts the worker threads, pre-opens connections, starts the
 /// clock, relays batched records, and reports the client's own load so a run
 /// can say when the client limited the measurement.
@@ -51,6 +55,13 @@ public:
     /// Returns an error message instead of starting when the spec is invalid.
     QString start();
     void stop();
+    /// Live control of a concurrency arm: from now on `concurrency` streams,
+    /// their requests labelled `runLabel` (a segment of the arm). Raises send
+    /// at once; cuts let the streams in flight finish. An error instead when
+    /// the arm is not a running concurrency arm.
+    QString steer(int concurrency, const QString& runLabel);
+    /// Sends no more requests; the ones in flight finish (stop() cancels them).
+    void drain();
     const LoadSpec& spec() const { return m_spec; }
 
 signals:

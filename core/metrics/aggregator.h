@@ -13,6 +13,16 @@
 
 namespace ks {
 
+/// The GPUs' latest sample (nvidia-smi), over all GPUs: mean utilization,
+/// memory and power summed; -1 where no GPU reported the value.
+struct GpuGauges {
+    int count = 0; ///< GPUs in the sample; 0: no sample
+    double utilPct = -1;
+    double memUsedMib = -1;
+    double memTotalMib = -1;
+    double powerW = -1;
+};
+
 /// Live statistics of one run at one instant: cumulative since the run began
 /// and over a rolling window of recent completions. A value type: the worker
 /// side builds it, the UI receives copies.
@@ -34,6 +44,7 @@ struct RunSnapshot {
     double serverRunning = -1;
     double serverWaiting = -1;
     double kvCacheUsage = -1;
+    GpuGauges gpu; ///< the latest GPU sample (set by the runner)
 };
 
 /// Folds request records (in any order) into cumulative and rolling-window
@@ -71,3 +82,4 @@ private:
 } // namespace ks
 
 Q_DECLARE_METATYPE(ks::RunSnapshot)
+Q_DECLARE_METATYPE(ks::GpuGauges)

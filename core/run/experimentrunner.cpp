@@ -3,8 +3,8 @@
 #include "metrics/armverdicts.h"
 #include "metrics/percentiles.h"
 #include "metrics/ttftsplit.h"
+#include "run/gpusampler.h"
 #include "run/hostenvironment.h"
-#include "run/servercommandcheck.h"
 #include "store/recordjson.h"
 #include "store/runline.h"
 #include "util/redact.h"
@@ -12,7 +12,6 @@
 #include "workload/workload.h"
 
 #include <QDateTime>
-#include <QFileInfo>
 
 namespace ks {
 
@@ -35,10 +34,16 @@ ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject
     , m_spec(std::move(spec))
     , m_outPath(std::move(outPath))
     , m_snapshotTimer(this)
+    , m_gpu(this)
 {
     qRegisterMetaType<RunSnapshot>();
     qRegisterMetaType<std::shared_ptr<const RunData>>();
     m_snapshotTimer.setInterval(int(kSnapshotIntervalUs / 1000));
+    connect(&m_gpu, &GpuTelemetry::sampled, this, [this](const GpuSample& sample, const GpuGauges& gauges) {
+        m_writer.write(gpuLine(m_run, sample));
+        m_snapshots.addGpuSample(gauges);
+    });
+    connect(&m_gpu, &GpuTelemetry::problem, this, [this](const QString& m) { serverEvent(QStringLiteral("gpu"), m); });
     connect(&m_snapshotTimer, &QTimer::timeout, this, [this] {
         if (m_progressDirty) {
             m_progressDirty = false;
@@ -140,93 +145,7 @@ void ExperimentRunner::startConfig()
     if (needStart)
         restartServer();
     else
-        startArm();
-}
-
-void ExperimentRunner::restartServer()
-{
-    if (m_launcher && m_launcher->isRunning())
-        stopServerThen(AfterServerStop::LaunchServer);
-    else
-        launchServer();
-}
-
-void ExperimentRunner::stopServerThen(AfterServerStop next)
-{
-    // One stop at a time; Finish outranks the others (Stop while a restart waits).
-    const bool stopping = m_afterServerStop.has_value();
-    if (!stopping || next > *m_afterServerStop)
-        m_afterServerStop = next;
-    if (!stopping)
-        m_launcher->stop();
-}
-
-void ExperimentRunner::onServerStopped()
-{
-    m_serverUp = false;
-    serverEvent(QStringLiteral("stopped"), {});
-    const std::optional<AfterServerStop> next = std::exchange(m_afterServerStop, std::nullopt);
-    if (!next)
-        return; // it stopped itself after never becoming ready: failed() moves on
-    if (m_stopRequested || *next == AfterServerStop::Finish) {
-        finishExperiment();
-        return;
-    }
-    if (*next == AfterServerStop::LaunchServer)
-        QMetaObject::invokeMethod(this, &ExperimentRunner::launchServer, Qt::QueuedConnection);
-    else
-        QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
-}
-
-void ExperimentRunner::launchServer()
-{
-    if (m_stopRequested) {
-        finishExperiment();
-        return;
-    }
-    const ConfigSpec& config = m_spec.configs[m_config];
-    if (m_launcher)
-        m_launcher.release()->deleteLater(); // may be inside one of its own signals
-    m_launcher = std::make_unique<ServerLauncher>();
-    connect(m_launcher.get(), &ServerLauncher::stopped, this, &ExperimentRunner::onServerStopped);
-    connect(m_launcher.get(), &ServerLauncher::outputLine, this, [this](const QString& line) {
-        emit serverLine(line);
-        serverEvent(QStringLiteral("output"), line);
-    });
-    connect(m_launcher.get(), &ServerLauncher::ready, this, [this](qint64 ms) {
-        m_serverUp = true;
-        serverEvent(QStringLiteral("ready"), QStringLiteral("ready after %1 ms").arg(ms));
-        startArm();
-    });
-    connect(m_launcher.get(), &ServerLauncher::failed, this, [this](LaunchError error, const QString& message) {
-        serverEvent(launchErrorName(error), message);
-        m_problems << QStringLiteral("%1: %2").arg(m_spec.configs[m_config].label, message);
-        m_serverUp = false;
-        ++m_config; // this configuration cannot run; the next one may
-        QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
-    });
-    connect(m_launcher.get(), &ServerLauncher::exitedUnexpectedly, this, [this](const QString& message) {
-        m_serverUp = false;
-        serverEvent(QStringLiteral("exited"), message);
-        m_armProblem = message;
-        if (m_load)
-            m_load->stop(); // ends this arm; the runner moves to the next configuration
-    });
-    ServerLauncher::Options options;
-    options.argv = m_spec.serverCommand(config);
-    options.readyUrl = m_spec.baseUrl.resolved(QUrl(m_spec.server->readyPath));
-    options.readyTimeoutS = m_spec.server->readyTimeoutS;
-    options.stopGraceS = m_spec.server->stopGraceS;
-    options.logPath = QFileInfo(m_outPath).absolutePath() + QLatin1Char('/') + QFileInfo(m_outPath).completeBaseName()
-        + QStringLiteral(".server.log");
-    options.env = m_spec.serverEnvironment(config);
-    serverEvent(QStringLiteral("starting"), (redactEnv(options.env) + redactArgv(options.argv)).join(QLatin1Char(' ')));
-    m_serverWarnings = serverCommandWarnings(options.argv);
-    for (const QString& warning : std::as_const(m_serverWarnings)) {
-        serverEvent(QStringLiteral("warning"), warning);
-        emit serverLine(QStringLiteral("warning: ") + warning);
-    }
-    m_launcher->start(options);
+        probeServerThenStartArm();
 }
 
 std::size_t ExperimentRunner::stepsPerConfig() const
@@ -274,11 +193,11 @@ void ExperimentRunner::startArm()
     m_armName = probePass ? probeRunName(m_probeRestart) : step->armName;
     m_runFields = step ? step->runFields : nlohmann::json::object();
     m_run = load.runLabel;
-    m_snapshots.beginRun(config.label, config.model, m_probeRestart);
-    m_maxWaiting = m_maxRunning = -1;
-    m_samples = m_samplesWaiting = 0;
+    m_snapshots.beginRun(m_run, config.label, config.model, m_probeRestart);
+    m_serverTally = {};
     m_metricsProblem.clear();
     m_load = std::make_unique<LoadRunner>(load);
+    m_concurrencyNow = load.mode == LoadSpec::Mode::Concurrency ? load.concurrency : 0;
     const nlohmann::json prompts = probePass ? nlohmann::json() : Workload::identity(load);
     connect(m_load.get(), &LoadRunner::started, this, [this, &config, prompts](qint64 t0) {
         m_t0Us = t0;
@@ -297,6 +216,8 @@ void ExperimentRunner::startArm()
         }
         if (!prompts.is_null())
             line["prompts"] = prompts;
+        if (!m_serverVersion.is_null())
+            line["server_version"] = m_serverVersion;
         flushFile();
         m_runOffset = m_writer.bytesWritten(); // the arm's lines start here (readBackRecords)
         m_writer.write(line);
@@ -318,6 +239,7 @@ void ExperimentRunner::startArm()
             serverEvent(QStringLiteral("metrics_resumed"), QStringLiteral("after %1 ms without a sample").arg(gapMs));
         });
         m_scraper->start();
+        m_gpu.start(t0);
         m_snapshotTimer.start();
     });
     connect(m_load.get(), &LoadRunner::recordsReady, this, [this](const QVector<RequestRecord>& batch) {
@@ -354,7 +276,7 @@ void ExperimentRunner::takeSnapshot()
     emit snapshotReady(m_run, m_snapshots.snapshot(runTimeUs));
 }
 
-std::vector<RequestRecord> ExperimentRunner::readBackRecords()
+std::vector<RequestRecord> ExperimentRunner::readBackRecords(const QStringList& runs)
 {
     std::vector<RequestRecord> records;
     std::vector<RunFileIssue> issues;
@@ -365,7 +287,7 @@ std::vector<RequestRecord> ExperimentRunner::readBackRecords()
         m_runOffset,
         [&](QByteArrayView text) {
             RunLine decoded = readRunLine(text, ++line, issues, &run);
-            if (decoded.kind == RunLine::Kind::Request && decoded.run == run)
+            if (decoded.kind == RunLine::Kind::Request && runs.contains(decoded.run))
                 records.push_back(std::move(decoded.request));
         },
         &error);
@@ -374,27 +296,13 @@ std::vector<RequestRecord> ExperimentRunner::readBackRecords()
     return records;
 }
 
-void ExperimentRunner::writeServerSample(const ServerSample& s)
-{
-    auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-    m_writer.write({ { "type", "server" }, { "run", text(m_run) }, { "t_us", s.tUs }, { "running", value(s.running) },
-        { "waiting", value(s.waiting) }, { "kv_cache_usage", value(s.kvCacheUsage) }, { "engine", text(s.engine) } });
-    m_snapshots.addServerSample(s.running.value_or(-1), s.waiting.value_or(-1), s.kvCacheUsage.value_or(-1));
-    if (s.waiting) {
-        m_maxWaiting = std::max(m_maxWaiting, *s.waiting);
-        ++m_samples;
-        m_samplesWaiting += *s.waiting >= 1 ? 1 : 0;
-    }
-    if (s.running)
-        m_maxRunning = std::max(m_maxRunning, *s.running);
-}
-
 void ExperimentRunner::onArmFinished(const LoadResult& result)
 {
     m_armRunning = false;
     m_inMetricsGap = false;
     if (m_scraper)
         m_scraper->stop();
+    m_gpu.stop();
     m_snapshotTimer.stop();
     if (m_progressDirty) {
         m_progressDirty = false;
@@ -404,62 +312,81 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
         takeSnapshot(); // the final state
         m_snapshots.endRun();
     }
-    const ConfigSpec& config = m_spec.configs[m_config];
     flushFile();
-    std::vector<RequestRecord> records = readBackRecords();
-    nlohmann::json summary = summarizeRun(m_run, config.label, m_armName, records, m_spec.slo, clientLoadOf(result));
-    if (m_scraper) // vLLM's histograms, where the records give no better split
+    endSegment();
+    std::vector<Segment> segments = std::exchange(m_segments, {});
+    QStringList runs;
+    for (const Segment& segment : segments)
+        runs << segment.run;
+    std::vector<RequestRecord> records = readBackRecords(runs);
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+        std::vector<RequestRecord> own;
+        if (segments.size() == 1) {
+            own = std::move(records);
+        } else {
+            for (const RequestRecord& r : records)
+                if (r.run == segments[i].run)
+                    own.push_back(r);
+        }
+        finishRun(std::move(segments[i]), std::move(own), result, i + 1 == segments.size(), segments.size() == 1);
+    }
+    m_load.release()->deleteLater();
+    if (!m_plan)
+        ++m_arm; // a probe pass; a load arm moves on when its plan runs out
+    QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection);
+}
+
+void ExperimentRunner::finishRun(
+    Segment segment, std::vector<RequestRecord> records, const LoadResult& result, bool last, bool wholeArm)
+{
+    const ConfigSpec& config = m_spec.configs[m_config];
+    const QString& run = segment.run;
+    nlohmann::json summary = summarizeRun(run, config.label, segment.arm, records, m_spec.slo, clientLoadOf(result));
+    if (m_scraper && wholeArm) // vLLM's histograms (over the whole arm), where the records give no better split
         offerHistogramSplit(summary, m_scraper->firstHistograms(), m_scraper->lastHistograms());
     if (m_probeRestart >= 0)
         summary["drift"] = m_snapshots.drift().runSummary(config.label, m_probeRestart, int(m_probeSet->probes.size()));
-    summary["server"] = { { "max_waiting", m_maxWaiting >= 0 ? nlohmann::json(m_maxWaiting) : nlohmann::json(nullptr) },
-        { "max_running", m_maxRunning >= 0 ? nlohmann::json(m_maxRunning) : nlohmann::json(nullptr) },
-        { "samples", m_samples },
-        { "waiting_share",
-            m_samples > 0 ? nlohmann::json(double(m_samplesWaiting) / m_samples) : nlohmann::json(nullptr) },
-        { "metrics", m_metricsProblem.isEmpty() ? nlohmann::json("ok") : nlohmann::json(text(m_metricsProblem)) },
-        { "scrape_failures", m_scraper ? m_scraper->failures() : 0 },
-        { "longest_scrape_gap_ms", m_scraper ? m_scraper->longestGapMs() : 0 } };
-    if (m_scraper && m_scraper->failures() > 0)
-        summary["warnings"].push_back(std::to_string(m_scraper->failures())
-            + " metrics scrapes failed and were retried (longest gap without a sample "
-            + std::to_string(m_scraper->longestGapMs()) + " ms); queue-depth charts have gaps there");
+    summary["server"] = segment.server.summary(m_metricsProblem, m_scraper.get());
+    if (!segment.gpu.is_null())
+        summary["gpu"] = std::move(segment.gpu);
+    if (m_scraper && m_scraper->failures() > 0 && last)
+        summary["warnings"].push_back(scrapeGapWarning(*m_scraper));
     const auto mns = config.knobText(QStringLiteral("max_num_seqs"));
-    addGentleVerdict(summary, records, m_probeRestart < 0, m_samples, m_samplesWaiting,
+    addGentleVerdict(summary, records, m_probeRestart < 0, segment.server.samples, segment.server.samplesWaiting,
         mns ? std::optional<int>(mns->toInt()) : std::nullopt);
     for (const QString& warning : std::as_const(m_serverWarnings))
         summary["warnings"].push_back(text(warning));
-    if (!m_armProblem.isEmpty()) {
+    if (!m_armProblem.isEmpty() && last) {
         summary["status"] = "server_exited";
         summary["warnings"].push_back("the server exited during this arm: " + text(m_armProblem));
-        m_problems << QStringLiteral("%1: server exited during the arm").arg(m_run);
+        m_problems << QStringLiteral("%1: server exited during the arm").arg(run);
     } else {
-        summary["status"] = result.stopped ? "stopped" : "completed";
+        summary["status"] = result.stopped && last ? "stopped" : "completed";
     }
     summary["interrupted"] = m_stopRequested; // Stop, Ctrl-C or a failed write
     if (!result.stats.connectMs.empty())
         summary["connect_ms"] = percentile(result.stats.connectMs, 50);
-    if (m_plan)
+    if (!segment.sweep.is_null()) // a steered arm's segments are the steps of a sweep over concurrency
+        summary["sweep"] = std::move(segment.sweep);
+    if (!segment.control.is_null())
+        summary["control"] = std::move(segment.control);
+    if (m_plan && last)
         m_plan->stepFinished(summary); // sweep/repeat fields and the early-stop decision
     nlohmann::json line = summary;
     line["type"] = "summary";
     m_writer.write(line);
     flushFile();
     if (m_writer.failed())
-        m_unsavedSummaries << m_run;
-    emit armFinished(m_run, QByteArray::fromStdString(summary.dump()));
+        m_unsavedSummaries << run;
+    emit armFinished(run, QByteArray::fromStdString(summary.dump()));
     auto recorded = std::make_shared<RunData>();
-    recorded->run = m_run;
+    recorded->run = run;
     recorded->config = config.label;
-    recorded->arm = m_armName;
-    recorded->info = std::exchange(m_runLine, nlohmann::json());
+    recorded->arm = segment.arm;
+    recorded->info = std::move(segment.runLine);
     recorded->summary = std::move(line);
-    recorded->requests = RequestTable::fromRecords(m_run, records);
+    recorded->requests = RequestTable::fromRecords(run, records);
     emit runRecorded(recorded);
-    m_load.release()->deleteLater();
-    if (!m_plan)
-        ++m_arm; // a probe pass; a load arm moves on when its plan runs out
-    QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection);
 }
 
 void ExperimentRunner::endConfig()

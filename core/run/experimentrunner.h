@@ -3,9 +3,11 @@
 #include "load/loadrunner.h"
 #include "run/armplan.h"
 #include "run/experimentspec.h"
+#include "run/gputelemetry.h"
 #include "run/metricsscraper.h"
 #include "run/runsnapshotter.h"
 #include "run/serverlauncher.h"
+#include "run/serverversion.h"
 #include "store/jsonlwriter.h"
 #include "store/runfile.h"
 #include "workload/probeset.h"
@@ -39,6 +41,16 @@ public:
     void abandon();
     /// Empty unless a write or flush of the run file failed (names the file).
     QString fileError() const { return m_writer.error(); }
+    /// Live control (docs/experiments.md, "Steering"): the running concurrency
+    /// arm goes on with `concurrency` streams as a new segment, a run of its
+    /// own named ARM~cN whose run line carries `control`. Returns why not
+    /// instead: no load arm running, a rate arm, a sweep or repeats, a bad value.
+    /// The setting in force already is no change and no segment.
+    QString steer(int concurrency);
+    /// Ends the experiment as a duration bound ends an arm: the running arm
+    /// sends no more and its requests in flight finish (none is cancelled),
+    /// then the server stops and the file closes (`stop` on --control stdin).
+    void finishArmGently();
     /// Fields added to every `run` line (a shard's identity: docs/distributed.md).
     void setRunLineExtra(nlohmann::json extra) { m_runLineExtra = std::move(extra); }
 
@@ -70,15 +82,35 @@ private:
     void restartServer();
     void launchServer();
     void startArm();
+    /// Asks a server not yet asked for its own version (ServerVersionProbe),
+    /// records it, then startArm(); run lines carry it as `server_version`.
+    void probeServerThenStartArm();
     std::size_t stepsPerConfig() const;
     /// Runs per configuration if no sweep stops early (sweep steps and repeats count one each).
     std::size_t runsPerConfig() const;
     /// Writes the instant into the file as a `tick` line and sends the snapshot.
     void takeSnapshot();
     void onArmFinished(const LoadResult& result);
+    /// One run of an arm (a segment of a steered one): what finishRun() summarizes.
+    struct Segment {
+        QString run;
+        QString arm;
+        nlohmann::json runLine;
+        ServerTally server;
+        nlohmann::json gpu;
+        nlohmann::json sweep; ///< a steered arm's: its summary's `sweep`
+        nlohmann::json control; ///< a segment after the first: its `control`
+    };
+    /// Moves the run now going into m_segments (a steer, or the arm's end).
+    void endSegment();
+    /// Summarizes a finished run from its records, writes its summary line and
+    /// tells the windows; `last`: the arm's last segment (its plan moves on).
+    /// `wholeArm`: the arm was not steered (the scraper's histograms are its own).
+    void finishRun(
+        Segment segment, std::vector<RequestRecord> records, const LoadResult& result, bool last, bool wholeArm);
     /// The arm's records as the file holds them: the file is the store, so a
     /// long arm keeps no record in memory, and the summary is exact.
-    std::vector<RequestRecord> readBackRecords();
+    std::vector<RequestRecord> readBackRecords(const QStringList& runs);
     void endConfig();
     void finishExperiment();
     void serverEvent(const QString& event, const QString& detail);
@@ -95,6 +127,8 @@ private:
     std::unique_ptr<ServerLauncher> m_launcher;
     std::unique_ptr<LoadRunner> m_load;
     std::unique_ptr<MetricsScraper> m_scraper;
+    std::unique_ptr<ServerVersionProbe> m_versionProbe;
+    nlohmann::json m_serverVersion; ///< of the server now up, once asked; null before
     std::size_t m_config = 0;
     std::size_t m_arm = 0;
     std::unique_ptr<ArmPlan> m_plan; ///< the runs of the current load arm (sweep steps, repeats)
@@ -110,12 +144,12 @@ private:
     qint64 m_runOffset = 0; ///< where the current arm's lines start in the file
     RunSnapshotter m_snapshots;
     QTimer m_snapshotTimer;
+    GpuTelemetry m_gpu; ///< nvidia-smi during each arm, where there is one
     LoadProgress m_lastProgress;
     bool m_progressDirty = false;
-    double m_maxWaiting = -1;
-    int m_samples = 0;
-    int m_samplesWaiting = 0;
-    double m_maxRunning = -1;
+    ServerTally m_serverTally; ///< the current arm's scrapes
+    std::vector<Segment> m_segments; ///< earlier segments of a steered arm now running
+    int m_concurrencyNow = 0; ///< of the running arm, as steered
     QString m_metricsProblem;
     QString m_armProblem; ///< the server died during this arm
     QStringList m_serverWarnings; ///< about the launched server's command (servercommandcheck.h)

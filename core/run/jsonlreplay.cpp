@@ -1,4 +1,5 @@
 #include "run/jsonlreplay.h"
+#include "run/gputelemetry.h"
 
 #include "store/runline.h"
 
@@ -150,6 +151,9 @@ void JsonlReplay::handleLine(const QByteArray& raw)
             decoded.run, j.value("t_us", qint64(0)), number("running"), number("waiting"), number("kv_cache_usage"));
         break;
     }
+    case RunLine::Kind::Gpu:
+        emit gpuSampled(decoded.run, j.value("t_us", qint64(0)), gpuGaugesOf(j.value("gpus", nlohmann::json())));
+        break;
     case RunLine::Kind::ServerEvent:
         emit serverEventRead(decoded.run, QString::fromStdString(j.value("event", std::string())),
             QString::fromStdString(j.value("detail", std::string())));

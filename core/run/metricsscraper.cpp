@@ -128,4 +128,32 @@ void MetricsScraper::retryLater(const QString& problem)
     emit failed(problem);
 }
 
+void ServerTally::add(const ServerSample& sample)
+{
+    if (sample.waiting) {
+        maxWaiting = std::max(maxWaiting, *sample.waiting);
+        ++samples;
+        samplesWaiting += *sample.waiting >= 1 ? 1 : 0;
+    }
+    if (sample.running)
+        maxRunning = std::max(maxRunning, *sample.running);
+}
+
+nlohmann::json ServerTally::summary(const QString& metricsProblem, const MetricsScraper* scraper) const
+{
+    auto orNull = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    return { { "max_waiting", orNull(maxWaiting) }, { "max_running", orNull(maxRunning) }, { "samples", samples },
+        { "waiting_share", samples > 0 ? nlohmann::json(double(samplesWaiting) / samples) : nlohmann::json(nullptr) },
+        { "metrics", metricsProblem.isEmpty() ? nlohmann::json("ok") : nlohmann::json(metricsProblem.toStdString()) },
+        { "scrape_failures", scraper ? scraper->failures() : 0 },
+        { "longest_scrape_gap_ms", scraper ? scraper->longestGapMs() : 0 } };
+}
+
+std::string scrapeGapWarning(const MetricsScraper& scraper)
+{
+    return std::to_string(scraper.failures())
+        + " metrics scrapes failed and were retried (longest gap without a sample "
+        + std::to_string(scraper.longestGapMs()) + " ms); queue-depth charts have gaps there";
+}
+
 } // namespace ks

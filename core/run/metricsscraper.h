@@ -7,6 +7,8 @@
 #include <QTimer>
 #include <QUrl>
 
+#include <nlohmann/json.hpp>
+
 class QNetworkAccessManager;
 class QNetworkReply;
 
@@ -19,6 +21,20 @@ struct ServerSample {
     std::optional<double> waiting;
     std::optional<double> kvCacheUsage;
     QString engine;
+};
+
+class MetricsScraper;
+
+/// An arm's scrapes summed up for its summary's `server` object.
+struct ServerTally {
+    double maxWaiting = -1;
+    double maxRunning = -1;
+    int samples = 0; ///< scrapes that reported the waiting count
+    int samplesWaiting = 0; ///< of those, the ones with a request waiting
+    void add(const ServerSample& sample);
+    /// `metricsProblem`: why the server has no usable metrics, empty if it has;
+    /// `scraper` may be null (no scraper ran).
+    nlohmann::json summary(const QString& metricsProblem, const MetricsScraper* scraper) const;
 };
 
 /// Polls GET /metrics (Prometheus text) on a fixed interval during an arm and
@@ -82,6 +98,9 @@ private:
     std::optional<LatencyHistograms> m_firstHistograms;
     std::optional<LatencyHistograms> m_lastHistograms;
 };
+
+/// The summary warning for scrapes that failed and were retried.
+std::string scrapeGapWarning(const MetricsScraper& scraper);
 
 } // namespace ks
 

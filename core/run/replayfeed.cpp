@@ -25,6 +25,10 @@ ReplayFeed::ReplayFeed(QString path, double speed, QObject* parent)
             if (run == m_run)
                 m_snapshots.addServerSample(running, waiting, kv);
         });
+    connect(&m_replay, &RunSource::gpuSampled, this, [this](const QString& run, qint64, const GpuGauges& gauges) {
+        if (run == m_run)
+            m_snapshots.addGpuSample(gauges);
+    });
     connect(&m_replay, &RunSource::runFinished, this, [this](const QString& run, const QByteArray& summary) {
         if (run == m_run)
             endRun();
@@ -93,7 +97,7 @@ void ReplayFeed::onRunStarted(const RunInfo& info)
         if (!m_snapshots.hasProbes())
             m_snapshots.setProbeSet(line["probes"]);
     }
-    m_snapshots.beginRun(info.config, info.model, probeRestart);
+    m_snapshots.beginRun(info.run, info.config, info.model, probeRestart);
     emit runStarted(m_run, ++m_runIndex, 0);
 }
 

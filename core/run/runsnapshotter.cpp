@@ -8,13 +8,15 @@ void RunSnapshotter::setProbeSet(const nlohmann::json& identity)
     m_hasProbes = true;
 }
 
-void RunSnapshotter::beginRun(const QString& config, const QString& model, int probeRestart)
+void RunSnapshotter::beginRun(const QString& run, const QString& config, const QString& model, int probeRestart)
 {
     m_aggregator = std::make_unique<Aggregator>();
+    m_run = run;
     m_config = config;
     m_model = model;
     m_probeRestart = probeRestart;
     m_running = m_waiting = m_kvCacheUsage = -1;
+    m_gpu = {};
     m_dirty = false;
 }
 
@@ -23,7 +25,8 @@ void RunSnapshotter::addRecords(const QVector<RequestRecord>& records)
     if (!m_aggregator || records.isEmpty())
         return;
     for (const RequestRecord& r : records)
-        m_aggregator->add(r);
+        if (r.run == m_run)
+            m_aggregator->add(r);
     if (m_probeRestart >= 0)
         m_drift.add(m_config, m_model, m_probeRestart, records);
     m_dirty = true;
@@ -37,6 +40,12 @@ void RunSnapshotter::addServerSample(double running, double waiting, double kvCa
     m_dirty = true; // queue depth moves even while nothing completes
 }
 
+void RunSnapshotter::addGpuSample(const GpuGauges& gauges)
+{
+    m_gpu = gauges;
+    m_dirty = true;
+}
+
 RunSnapshot RunSnapshotter::snapshot(qint64 runTimeUs)
 {
     m_dirty = false;
@@ -44,6 +53,7 @@ RunSnapshot RunSnapshotter::snapshot(qint64 runTimeUs)
     s.serverRunning = m_running;
     s.serverWaiting = m_waiting;
     s.kvCacheUsage = m_kvCacheUsage;
+    s.gpu = m_gpu;
     if (m_hasProbes) {
         s.probeOutputs = m_drift.outputs();
         s.driftMismatches = m_drift.mismatches();

@@ -25,11 +25,15 @@ public:
     /// The experiment's probe set, once, before its first probe pass.
     void setProbeSet(const nlohmann::json& identity);
     /// A new run: statistics start empty; scrapes are forgotten. A probe pass
-    /// (`probeRestart` >= 0) also feeds the experiment-wide drift tally.
-    void beginRun(const QString& config, const QString& model, int probeRestart);
+    /// (`probeRestart` >= 0) also feeds the experiment-wide drift tally. Only
+    /// records of `run` count: a steered arm's earlier segment still finishes
+    /// requests after the next one began (they go into its own summary).
+    void beginRun(const QString& run, const QString& config, const QString& model, int probeRestart);
     void addRecords(const QVector<RequestRecord>& records);
     /// A scrape of the server (-1: not reported).
     void addServerSample(double running, double waiting, double kvCacheUsage);
+    /// A GPU sample (nvidia-smi), shown until the next one.
+    void addGpuSample(const GpuGauges& gauges);
     /// True when something arrived since the last snapshot.
     bool dirty() const { return m_dirty; }
     bool inRun() const { return m_aggregator != nullptr; }
@@ -43,10 +47,12 @@ private:
     std::unique_ptr<Aggregator> m_aggregator;
     DriftTally m_drift; ///< every probe output of the experiment so far
     bool m_hasProbes = false;
+    QString m_run;
     QString m_config;
     QString m_model;
     int m_probeRestart = -1;
     double m_running = -1, m_waiting = -1, m_kvCacheUsage = -1;
+    GpuGauges m_gpu;
     bool m_dirty = false;
 };
 

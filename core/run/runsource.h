@@ -1,5 +1,6 @@
 #pragma once
 
+#include "metrics/aggregator.h"
 #include "store/requestrecord.h"
 
 #include <QObject>
@@ -36,6 +37,8 @@ signals:
     void runFinished(const QString& run, const QByteArray& summaryJson);
     /// A scrape of the server's metrics (-1: the server did not report it).
     void serverSampled(const QString& run, qint64 tUs, double running, double waiting, double kvCacheUsage);
+    /// A sample of the GPUs (`gpu` lines: nvidia-smi during the run).
+    void gpuSampled(const QString& run, qint64 tUs, const ks::GpuGauges& gauges);
     /// A server lifecycle event or a line of server output (`server_event` records).
     void serverEventRead(const QString& run, const QString& event, const QString& detail);
     /// The live run took a snapshot here (`tick` lines, µs on the run's clock):

@@ -1,6 +1,7 @@
 #include "run/serverversion.h"
 
 #include "client/requestfactory.h"
+#include "store/runfile.h"
 #include "util/boundedjson.h"
 
 #include <QHash>
@@ -244,6 +245,19 @@ void ServerVersionProbe::decide()
     }
     abort(); // the endpoints less preferred than the one that answered are not needed
     emit finished(result);
+}
+
+QStringList serverVersionsOf(const RunFile& file)
+{
+    QStringList out;
+    for (const RunData& run : file.runs) {
+        const auto info = run.info.find("server_version");
+        if (info == run.info.end() || !info->is_object())
+            continue;
+        if (const QString text = serverVersionText(*info); !text.isEmpty() && !out.contains(text))
+            out << text;
+    }
+    return out;
 }
 
 } // namespace ks

@@ -3,6 +3,7 @@
 #include <QByteArray>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QUrl>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,8 @@ class QNetworkAccessManager;
 class QNetworkReply;
 
 namespace ks {
+
+struct RunFile;
 
 /// What one engine-specific endpoint's JSON answer says of the server, as
 /// ServerVersionProbe reports it: {"engine", "version", "endpoint", "details"}
@@ -25,6 +28,10 @@ nlohmann::json serverVersionFromAnswer(const QString& path, const nlohmann::json
 
 /// One line for people: "vLLM 0.6.3 (/version)", or the error.
 QString serverVersionText(const nlohmann::json& info);
+
+/// The distinct server versions a run file's run lines record (`server_version`),
+/// as serverVersionText() writes them, in first-seen order.
+QStringList serverVersionsOf(const RunFile& file);
 
 /// Asks an inference server for its own version where each engine tells it,
 /// for the experiment line's environment.server. GETs /props, /get_server_info,

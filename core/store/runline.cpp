@@ -89,9 +89,12 @@ const FieldRule kProbeIdentity { "probes", kObj,
 const FieldRule kSweepStep { "sweep", kObj,
     { { "arm", kStr }, { "over", kStr }, { "value", kNum | kNull }, { "step", kStr }, { "stop", kStr } } };
 
+const FieldRule kControl { "control", kObj,
+    { { "kind", kStr }, { "value", kNum }, { "from", kNum }, { "t_us", kInt } } };
+
 const std::vector<FieldRule> kRunRules { { "run", kStr }, { "config", kStr }, { "arm", kStr }, { "t0_wall", kStr },
     { "t0_monotonic_us", kInt }, { "t0_unix_us", kInt }, { "model", kStr }, { "knobs", kObj }, { "ticks", kBool },
-    kProbeIdentity, kSweepStep, { "repeat", kInt }, { "prompts", kObj },
+    kProbeIdentity, kSweepStep, kControl, { "repeat", kInt }, { "prompts", kObj }, { "server_version", kObj },
     { "shard", kObj, { { "index", kInt }, { "count", kInt }, { "host", kStr }, { "start_at", kStr } } },
     { "merged", kObj,
         { { "shards", kInt }, { "start_skew_us", kInt }, { "hosts", kArr, {}, kStr }, { "parts", kArr, {}, kObj } } },
@@ -120,6 +123,7 @@ const std::vector<FieldRule> kSummaryRules {
     { "offered_req_per_s", kNum },
     { "completion_req_per_s", kNum },
     kSweepStep,
+    kControl,
     { "repeat", kInt },
     { "slo", kObj, { { "ttft_ms", kNum }, { "tpot_ms", kNum } } },
     { "client", kObj,
@@ -135,12 +139,19 @@ const std::vector<FieldRule> kSummaryRules {
             { "waiting_share", kNum | kNull }, { "metrics", kStr }, { "scrape_failures", kInt },
             { "longest_scrape_gap_ms", kInt } } },
     { "warnings", kArr, {}, kStr },
+    { "gpu", kObj,
+        { { "samples", kInt }, { "gpus", kInt }, { "util_pct_mean", kNum | kNull }, { "util_pct_max", kNum | kNull },
+            { "mem_used_mib_max", kNum | kNull }, { "mem_total_mib", kNum | kNull }, { "power_w_mean", kNum | kNull },
+            { "power_w_max", kNum | kNull } } },
     { "drift", kObj,
         { { "probes", kInt }, { "mismatches", kInt }, { "mismatch_ids", kArr, {}, kStr }, { "errors", kInt } } },
 };
 
 const std::vector<FieldRule> kServerRules { { "run", kStr }, { "t_us", kInt }, { "running", kNum | kNull },
     { "waiting", kNum | kNull }, { "kv_cache_usage", kNum | kNull }, { "engine", kStr } };
+
+const std::vector<FieldRule> kGpuRules { { "run", kStr }, { "t_us", kInt },
+    { "gpus", kArr, {}, kObj } }; // each GPU's fields are read where used (gpuGaugesOf): any may be missing
 
 const std::vector<FieldRule> kServerEventRules { { "run", kStr }, { "t_us", kInt | kNull }, { "wall", kStr },
     { "event", kStr }, { "detail", kStr } };
@@ -346,6 +357,9 @@ RunLine readRunLine(QByteArrayView line, qint64 lineNumber, std::vector<RunFileI
     } else if (kind == "server") {
         out.kind = RunLine::Kind::Server;
         rules = &kServerRules;
+    } else if (kind == "gpu") {
+        out.kind = RunLine::Kind::Gpu;
+        rules = &kGpuRules;
     } else if (kind == "server_event") {
         out.kind = RunLine::Kind::ServerEvent;
         rules = &kServerEventRules;

@@ -31,7 +31,7 @@ struct RunFileIssue {
 /// Objects handed on (`object`) hold only fields of the documented types, so
 /// readers may use nlohmann's typed accessors on them without a throw.
 struct RunLine {
-    enum class Kind { Blank, Skipped, Unknown, Experiment, Run, Request, Server, ServerEvent, Summary, Tick };
+    enum class Kind { Blank, Skipped, Unknown, Experiment, Run, Request, Server, ServerEvent, Gpu, Summary, Tick };
     Kind kind = Kind::Blank;
     QString run; ///< the record's run label (all kinds but Experiment)
     RequestRecord request; ///< Kind::Request

@@ -5,6 +5,7 @@
 
 #include "common/freeport.h"
 
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -79,7 +80,34 @@ QString difference(const RunSnapshot& a, const RunSnapshot& b)
             .arg(a.serverWaiting)
             .arg(b.serverRunning)
             .arg(b.serverWaiting);
+    if (a.gpu.count != b.gpu.count || a.gpu.utilPct != b.gpu.utilPct || a.gpu.memUsedMib != b.gpu.memUsedMib
+        || a.gpu.memTotalMib != b.gpu.memTotalMib || a.gpu.powerW != b.gpu.powerW)
+        return QStringLiteral("gpu %1 GPUs %2 %% %3 W vs %4 GPUs %5 %% %6 W")
+            .arg(a.gpu.count)
+            .arg(a.gpu.utilPct)
+            .arg(a.gpu.powerW)
+            .arg(b.gpu.count)
+            .arg(b.gpu.utilPct)
+            .arg(b.gpu.powerW);
     return {};
+}
+
+// A stand-in for nvidia-smi: two GPUs, the second without utilization or
+// power, in the documented CSV; the inventory query gets its own answer.
+QString nvidiaSmiStandIn(const QTemporaryDir& dir)
+{
+    const QString path = dir.filePath(QStringLiteral("nvidia-smi"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    file.write(
+        "#!/bin/sh\n"
+        "case \"$*\" in\n"
+        "*utilization.gpu*) printf '0, 87, 70000, 143771, 612.25\\n1, [N/A], 1200, 143771, [Not Supported]\\n' ;;\n"
+        "*) printf 'NVIDIA H200, 550.54.15, 143771\\nNVIDIA H200, 550.54.15, 143771\\n' ;;\n"
+        "esac\n");
+    file.setPermissions(file.permissions() | QFileDevice::ExeOwner);
+    return path;
 }
 
 Points replay(const QString& path, double speed)
@@ -125,6 +153,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("points.jsonl"));
+        qputenv("KNOBSCOPE_NVIDIA_SMI", nvidiaSmiStandIn(dir).toLocal8Bit());
         auto parsed = parseExperimentSpec(QByteArray::fromStdString(spec(freePort()).dump()));
         QVERIFY(std::holds_alternative<ExperimentSpec>(parsed));
         Points live;
@@ -146,6 +175,33 @@ private slots:
                 sawWaiting = sawWaiting || s.serverWaiting >= 1;
         }
         QVERIFY(sawWaiting);
+        // The GPUs, sampled during the arms: utilization is the mean of the
+        // GPUs that report it, memory and power summed over those that do.
+        const RunSnapshot& last = live[QStringLiteral("mns4/queue")].back();
+        QCOMPARE(last.gpu.count, 2);
+        QCOMPARE(last.gpu.utilPct, 87.0);
+        QCOMPARE(last.gpu.memUsedMib, 71200.0);
+        QCOMPARE(last.gpu.memTotalMib, 2 * 143771.0);
+        QCOMPARE(last.gpu.powerW, 612.25);
+        int gpuLines = 0;
+        json gpuSummary;
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        while (!file.atEnd()) {
+            const QByteArray line = file.readLine();
+            const json j = json::parse(line.begin(), line.end(), nullptr, false);
+            if (j.value("run", std::string()) != "mns4/queue")
+                continue;
+            gpuLines += j.value("type", std::string()) == "gpu" ? 1 : 0;
+            if (j.value("type", std::string()) == "summary")
+                gpuSummary = j.value("gpu", json());
+        }
+        QVERIFY(gpuLines >= 1);
+        QCOMPARE(gpuSummary.value("samples", 0), gpuLines);
+        QCOMPARE(gpuSummary.value("gpus", 0), 2);
+        QCOMPARE(gpuSummary.value("util_pct_max", 0.0), 87.0);
+        QCOMPARE(gpuSummary.value("power_w_mean", 0.0), 612.25);
+        qunsetenv("KNOBSCOPE_NVIDIA_SMI");
         QCOMPARE(live[QStringLiteral("mns16/probes")].back().probeOutputs, 100);
 
         // As fast as possible, and paced: the same points.

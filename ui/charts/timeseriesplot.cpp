@@ -90,6 +90,13 @@ void TimeSeriesPlot::addBoundary(double x, const QString& label, const QColor& c
     auto* line = new QCPItemStraightLine(m_plot);
     line->point1->setCoords(x, 0);
     line->point2->setCoords(x, 1);
+    if (label.isEmpty()) { // a step within a labelled arm: a lighter mark, no text to collide
+        QColor light = color;
+        light.setAlphaF(0.45);
+        line->setPen(QPen(light, 1, Qt::DotLine));
+        m_dirty = true;
+        return;
+    }
     line->setPen(QPen(color, 1, Qt::DashLine));
     auto* text = new QCPItemText(m_plot);
     text->position->setTypeX(QCPItemPosition::ptPlotCoords);

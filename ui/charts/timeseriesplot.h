@@ -29,7 +29,8 @@ public:
     void setRightAxisLabel(const QString& label);
     void setSeriesVisible(const QString& key, bool visible);
     /// A dashed line at `x` with `label` at the top; `row` staggers labels of
-    /// short arms so they do not overlap.
+    /// short arms so they do not overlap. An empty label draws a lighter dotted
+    /// line without text (the steps of a sweep after its first).
     void addBoundary(double x, const QString& label, const QColor& color, int row = 0);
     /// A note under the label of the boundary at `x` (the gentle-arm warning).
     void addNote(double x, const QString& text, int row = 0);

@@ -32,7 +32,8 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
     const nlohmann::json& config = m_arm["configs"][std::size_t(index.row())];
-    const bool isBaseline = config["config"] == m_arm["baseline"];
+    // A sweep's step rows say which is their step's baseline (comparepage.cpp).
+    const bool isBaseline = config.value("baseline_row", config["config"] == m_arm["baseline"]);
     const int column = index.column();
     const CompareColumn* metric = column >= 1 && column <= kMetricColumns ? &kCompareColumns[column - 1] : nullptr;
     const bool significant = metric && metric->stat && !isBaseline && config.contains("significant")
