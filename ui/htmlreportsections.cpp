@@ -377,7 +377,7 @@ nav ul { padding-left: 1.2em; margin: .4em 0; columns: 2; }
   margin: .6em 0; border: 1px solid #dde1e6; border-radius: 6px; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { padding: 6px 10px; text-align: right; vertical-align: top; white-space: nowrap; border-bottom: 1px solid #eceff2; }
-thead th { background: #f2f4f7; font-weight: 600; vertical-align: bottom; }
+thead th { background: #f2f4f7; font-weight: 600; vertical-align: top; }
 .tags { white-space: normal; font-weight: normal; margin-top: 3px; }
 tbody th { text-align: left; font-weight: 600; }
 th:first-child { text-align: left; }
