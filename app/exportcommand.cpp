@@ -22,8 +22,9 @@ int exportMain(int argc, char** argv)
     QApplication app(argc, argv);
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Writes a chart of a run file as PNG, SVG or PDF, the comparison table as CSV or Markdown, or a whole\n"
-        "report folder, exactly as the dashboard's Compare and Drift pages export them."));
+        "Writes a chart of a run file as PNG, SVG or PDF, the comparison table as CSV or Markdown, a whole\n"
+        "report folder, or the report as one self-contained HTML file, exactly as the dashboard's Compare and\n"
+        "Drift pages export them."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("export"), QStringLiteral("The subcommand."));
     parser.addPositionalArgument(QStringLiteral("RUNS.jsonl"), QStringLiteral("A run file."));
@@ -45,6 +46,10 @@ int exportMain(int argc, char** argv)
         QStringLiteral("FILE") });
     parser.addOption({ QStringLiteral("report"),
         QStringLiteral("Write every chart and table into DIR, with an index.md."), QStringLiteral("DIR") });
+    parser.addOption({ QStringLiteral("html"),
+        QStringLiteral("Write the report as one HTML file (inline SVG charts, tables with 95 % intervals, drift, "
+                       "environment and spec; it loads nothing from elsewhere)."),
+        QStringLiteral("FILE") });
     parser.process(app);
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 2) {
@@ -56,8 +61,12 @@ int exportMain(int argc, char** argv)
     QString out = parser.value(QStringLiteral("out"));
     const QString chart = parser.value(QStringLiteral("chart"));
     const bool wantsChart = parser.isSet(QStringLiteral("chart"));
-    if (!wantsChart && !parser.isSet(QStringLiteral("table")) && !parser.isSet(QStringLiteral("report"))) {
-        std::fputs("knobscope export: say what to write: --chart with --out, --table FILE, or --report DIR\n", stderr);
+    const bool wantsHtml = parser.isSet(QStringLiteral("html"));
+    if (!wantsChart && !wantsHtml && !parser.isSet(QStringLiteral("table"))
+        && !parser.isSet(QStringLiteral("report"))) {
+        std::fputs("knobscope export: say what to write: --chart with --out, --table FILE, --report DIR, or --html "
+                   "FILE\n",
+            stderr);
         return 2;
     }
     if (wantsChart) {
@@ -75,7 +84,8 @@ int exportMain(int argc, char** argv)
     ks::DriftPage drift;
     QEventLoop wait;
     std::shared_ptr<const ks::LoadedRunFile> result;
-    const bool needIntervals = parser.isSet(QStringLiteral("table")) || parser.isSet(QStringLiteral("report"));
+    const bool needIntervals
+        = parser.isSet(QStringLiteral("table")) || parser.isSet(QStringLiteral("report")) || wantsHtml;
     QObject::connect(&loader, &ks::RunFileLoader::loaded, [&](std::shared_ptr<const ks::LoadedRunFile> r) {
         result = r;
         if (!r->error.isEmpty() || r->intervals || !needIntervals)
@@ -95,6 +105,8 @@ int exportMain(int argc, char** argv)
     bool ok = true;
     if (parser.isSet(QStringLiteral("report")))
         ok = compare.exportReport(parser.value(QStringLiteral("report")), &error);
+    if (ok && wantsHtml)
+        ok = compare.exportHtmlReport(parser.value(QStringLiteral("html")), &error);
     if (ok && parser.isSet(QStringLiteral("table")))
         ok = compare.exportTable(parser.value(QStringLiteral("table")), &error);
     if (ok && wantsChart) {

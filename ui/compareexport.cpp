@@ -85,7 +85,19 @@ QList<QWidget*> createExportControls(ComparePage* page, const QComboBox* arm, co
         if (!dir.isEmpty() && !page->exportReport(dir, &error))
             QMessageBox::warning(page, ComparePage::tr("Export failed"), error);
     });
-    return { size, exportChartButton, exportTableButton, exportReportButton };
+    auto* exportHtmlButton = new QToolButton(page);
+    exportHtmlButton->setText(ComparePage::tr("Export HTML report…"));
+    exportHtmlButton->setToolTip(ComparePage::tr(
+        "The whole report as one HTML file: charts, tables with intervals, drift, environment and spec; it loads "
+        "nothing from elsewhere"));
+    QObject::connect(exportHtmlButton, &QToolButton::clicked, page, [page] {
+        const QString path = QFileDialog::getSaveFileName(page, ComparePage::tr("Export HTML report"),
+            QStringLiteral("report.html"), ComparePage::tr("HTML page (*.html *.htm)"));
+        QString error;
+        if (!path.isEmpty() && !page->exportHtmlReport(path, &error))
+            QMessageBox::warning(page, ComparePage::tr("Export failed"), error);
+    });
+    return { size, exportChartButton, exportTableButton, exportReportButton, exportHtmlButton };
 }
 
 bool writeCompareTable(const nlohmann::json& compare, const QString& path, QString* error)

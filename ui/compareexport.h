@@ -14,7 +14,7 @@ class ComparePage;
 struct LoadedRunFile;
 
 /// The Compare page's export controls, in layout order: chart size, Export
-/// chart, Export table, Export report. Charts follow the current arm and metric.
+/// chart, Export table, Export report, Export HTML report. Charts follow the current arm and metric.
 QList<QWidget*> createExportControls(ComparePage* page, const QComboBox* arm, const QComboBox* metric);
 /// Writes every arm's table as CSV (a .csv path) or else Markdown.
 bool writeCompareTable(const nlohmann::json& compare, const QString& path, QString* error);

@@ -7,6 +7,7 @@
 #include "compare/diagnosis.h"
 #include "compare/sweepcompare.h"
 #include "compareexport.h"
+#include "htmlreport.h"
 #include "models/comparetablemodel.h"
 #include "runfileloader.h"
 
@@ -446,6 +447,15 @@ bool ComparePage::exportReport(const QString& directory, QString* error)
         return false;
     }
     return writeCompareReport(*this, *m_result, directory, error);
+}
+
+bool ComparePage::exportHtmlReport(const QString& path, QString* error)
+{
+    if (!m_result || m_result->compare.empty()) {
+        *error = tr("nothing to export: no load arms");
+        return false;
+    }
+    return writeHtmlReport(*this, *m_result, path, error);
 }
 
 } // namespace ks

@@ -36,6 +36,8 @@ public:
     bool exportChart(const QString& chart, const QString& arm, const QString& path, const QSize& size, QString* error);
     /// Every chart of every arm (PNG and SVG), the tables (CSV, Markdown) and an index.md.
     bool exportReport(const QString& directory, QString* error);
+    /// The same report as one self-contained HTML file (htmlreport.h).
+    bool exportHtmlReport(const QString& path, QString* error);
     bool exportTable(const QString& path, QString* error) const;
     QStringList arms() const;
     BarChart* bars() const { return m_bars; }

@@ -402,6 +402,29 @@ private slots:
         QVERIFY(!exportChart(chart, png, QSize(10, 10), &error));
     }
 
+    void chartRedrawnWithoutAnEventLoopDrawsOnlyItsData()
+    {
+        // export --report and --html redraw one chart many times with no event loop in between: the items of
+        // the series and axes that setData() replaced must not be drawn too (they were stray "..." labels,
+        // one more set in every later chart of the report).
+        BarChart chart;
+        const QString svg = m_dir.filePath(QStringLiteral("again.svg"));
+        QString error;
+        qsizetype texts = -1;
+        for (int i = 0; i < 3; ++i) {
+            chart.setData(QStringLiteral("again %1").arg(i), { QStringLiteral("p50"), QStringLiteral("p99") },
+                { { QStringLiteral("a"), Qt::blue, { 10, 20 } }, { QStringLiteral("b"), Qt::red, { 30, 40 } } },
+                QStringLiteral("ms"));
+            QVERIFY2(exportChart(chart, svg, QSize(640, 400), &error), qPrintable(error));
+            const QByteArray text = readAll(svg);
+            QVERIFY(text.contains(QStringLiteral("again %1").arg(i).toUtf8()));
+            if (texts < 0)
+                texts = text.count("<text");
+            QCOMPARE(text.count("<text"), texts); // the same chart, drawn once
+            QVERIFY(!text.contains(">...</text>"));
+        }
+    }
+
     void cliExportWritesEveryFormatWithoutSecrets()
     {
         for (const char* format : { "png", "svg", "pdf" }) {

@@ -9,9 +9,12 @@
 #include <QtCharts/QChartView>
 #include <QtCharts/QValueAxis>
 
+#include <QCoreApplication>
 #include <QFontMetrics>
+#include <QGraphicsObject>
 #include <QGraphicsScene>
 #include <QPainter>
+#include <QPointer>
 #include <QVBoxLayout>
 
 namespace ks {
@@ -122,6 +125,16 @@ void BarChart::renderTo(QPaintDevice* device, const QSize& size)
         }
     }
     m_chart->setTitle(m_fullTitle); // exports: the one-line title, as before
+    // setData() replaced the series and axes, and Qt Charts deletes their items later, from the event loop.
+    // Several exports in a row without one (export --report, --html) would draw them as stray "..." labels
+    // (and carry them in every SVG), so their deletion is done now; only this chart's items are touched.
+    QList<QPointer<QGraphicsObject>> items;
+    for (QGraphicsItem* item : m_chart->scene()->items())
+        if (QGraphicsObject* object = item->toGraphicsObject())
+            items << object;
+    for (const QPointer<QGraphicsObject>& object : items)
+        if (object)
+            QCoreApplication::sendPostedEvents(object, QEvent::DeferredDelete);
     m_chart->resize(size);
     QPainter painter(device);
     painter.setRenderHint(QPainter::Antialiasing);

@@ -1,0 +1,290 @@
+#include "htmlreport.h"
+
+#include "charts/barchart.h"
+#include "charts/exportablechart.h"
+#include "comparepage.h"
+#include "driftpage.h"
+#include "htmlreportsections.h"
+#include "run/hostenvironment.h"
+#include "runfileloader.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QFont>
+#include <QFontInfo>
+#include <QHash>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QTemporaryDir>
+
+#include <functional>
+#include <utility>
+
+namespace ks {
+
+namespace {
+
+// Drawn at this size, a chart's text is nearly as large as the page's in the
+// two-column grid; on a narrow screen the SVG shrinks and can be zoomed. The
+// knee, with its two axes, SLO lines and six series, takes the whole width.
+const QSize kChartSize(640, 400);
+const QSize kWideChartSize(960, 600);
+
+const std::pair<const char*, const char*> kLoadCharts[] = {
+    { "ttft", "TTFT at p50, p95 and p99 per configuration" },
+    { "tpot", "TPOT at p50, p95 and p99 per configuration" },
+    { "itl", "inter-token latency at p50, p95 and p99 per configuration" },
+    { "e2e", "end-to-end latency at p50, p95 and p99 per configuration" },
+    { "throughput", "throughput per configuration" },
+    { "cdf-ttft", "distribution of TTFT per configuration" },
+    { "cdf-e2e", "distribution of end-to-end latency per configuration" },
+};
+
+// Qt writes the family it was asked for ("Sans Serif", a fontconfig alias no
+// browser knows); the page names the font Qt drew with, then the generic
+// family, so labels keep about the width the chart was laid out for.
+QString withFallbackFonts(const QString& svg)
+{
+    static const QRegularExpression family(QStringLiteral(R"re(font-family="([^"]*)")re"));
+    QHash<QString, QString> resolved;
+    QString out;
+    qsizetype last = 0;
+    for (auto it = family.globalMatch(svg); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        const QString asked = m.captured(1);
+        auto found = resolved.constFind(asked);
+        if (found == resolved.constEnd()) {
+            const QString actual = QFontInfo(QFont(asked)).family();
+            const QString generic
+                = QFontInfo(QFont(asked)).fixedPitch() ? QStringLiteral("monospace") : QStringLiteral("sans-serif");
+            found = resolved.insert(asked,
+                QStringLiteral("font-family=\"'%1', '%2', %3\"")
+                    .arg(actual.toHtmlEscaped(), asked.toHtmlEscaped(), generic));
+        }
+        out += QStringView(svg).mid(last, m.capturedStart() - last);
+        out += *found;
+        last = m.capturedEnd();
+    }
+    out += QStringView(svg).mid(last);
+    return out;
+}
+
+// QSvgGenerator writes one outer group, then a flat list of groups, each with
+// the whole painter state. In those groups, drops what is the initial value
+// anyway and the font family most of them name, which the root then names
+// once: the drawing stays the same at about half the bytes. Elements inside the
+// groups keep every attribute (a text's own fill-opacity="1" may differ from
+// its group's).
+QString compactGroups(const QString& svg)
+{
+    static const QRegularExpression group(QStringLiteral(R"re(<g\b[^>]*>)re"));
+    static const QRegularExpression family(QStringLiteral(R"re(\sfont-family="[^"]*")re"));
+    static const QRegularExpression initial(QStringLiteral(
+        R"re(\s(?:stroke-opacity="1"|fill-opacity="1"|font-style="normal"|font-weight="400"|transform="matrix\(1,0,0,1,0,0\)"))re"));
+    QHash<QString, int> families;
+    for (auto it = group.globalMatch(svg); it.hasNext();)
+        if (const QRegularExpressionMatch f = family.match(it.next().captured()); f.hasMatch())
+            ++families[f.captured()];
+    QString common;
+    for (auto it = families.cbegin(); it != families.cend(); ++it)
+        if (common.isEmpty() || it.value() > families.value(common))
+            common = it.key();
+    QString out;
+    qsizetype last = 0;
+    for (auto it = group.globalMatch(svg); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        QString tag = m.captured();
+        tag.remove(initial);
+        if (!common.isEmpty())
+            tag.replace(common, QString());
+        out += QStringView(svg).mid(last, m.capturedStart() - last);
+        out += tag;
+        last = m.capturedEnd();
+    }
+    out += QStringView(svg).mid(last);
+    const qsizetype rootEnd = out.indexOf(QLatin1Char('>'));
+    if (!common.isEmpty() && rootEnd > 0)
+        out.insert(rootEnd, common);
+    return out;
+}
+
+// QSvgGenerator's file made into an inline <svg>: without the XML prolog, its
+// size left to CSS (the viewBox keeps the aspect ratio) and the namespace
+// declarations dropped (HTML's parser puts <svg> in its namespace). Ids are
+// unique per document, not per chart, so each chart's get `prefix`.
+QString inlineSvg(const QByteArray& file, const QString& prefix, const QString& label)
+{
+    QString text = QString::fromUtf8(file);
+    const qsizetype start = text.indexOf(QLatin1String("<svg"));
+    const qsizetype rootEnd = start < 0 ? -1 : text.indexOf(QLatin1Char('>'), start);
+    if (rootEnd < 0)
+        return {};
+    QString root = text.mid(start, rootEnd - start);
+    static const QRegularExpression dropped(
+        QStringLiteral(R"re(\s+(?:width|height|version|baseProfile|xmlns(?::\w+)?)="[^"]*")re"));
+    root.remove(dropped);
+    root += QStringLiteral(" class=\"chart\" role=\"img\" aria-label=\"%1\"").arg(label.toHtmlEscaped());
+    text = root + text.mid(rootEnd);
+    static const QRegularExpression title(QStringLiteral("<title>[^<]*</title>"));
+    text.replace(title, QStringLiteral("<title>%1</title>").arg(label.toHtmlEscaped()));
+    // QSvgGenerator opens a group at every change of painter state, most of them left empty.
+    static const QRegularExpression emptyGroup(QStringLiteral(R"re(<g\b[^>]*>\s*</g>\s*)re"));
+    text.remove(emptyGroup);
+    text = compactGroups(withFallbackFonts(text));
+    static const QRegularExpression ids(QStringLiteral(R"re(\bid="([^"]*)")re"));
+    text.replace(ids, QStringLiteral("id=\"%1-\\1\"").arg(prefix));
+    static const QRegularExpression urls(QStringLiteral(R"re(url\(#([^)]*)\))re"));
+    text.replace(urls, QStringLiteral("url(#%1-\\1)").arg(prefix));
+    static const QRegularExpression hrefs(QStringLiteral(R"re(href="#([^"]*)")re"));
+    text.replace(hrefs, QStringLiteral("href=\"#%1-\\1\"").arg(prefix));
+    return text.trimmed() + QLatin1Char('\n');
+}
+
+// Draws charts through the pages' own SVG export into a temporary folder and
+// returns them inlined, each in a <figure>.
+class ChartInliner {
+public:
+    bool ok(QString* error) const
+    {
+        if (!m_dir.isValid())
+            *error = ComparePage::tr("cannot create a temporary folder: %1").arg(m_dir.errorString());
+        return m_dir.isValid();
+    }
+
+    /// `draw` writes an SVG to the path it is given; a `wide` figure spans the grid.
+    bool figure(const std::function<bool(const QString&, QString*)>& draw, const QString& label, QString* html,
+        QString* error, bool wide = false)
+    {
+        const QString prefix = QStringLiteral("c%1").arg(++m_count);
+        const QString path = m_dir.filePath(prefix + QStringLiteral(".svg"));
+        if (!draw(path, error))
+            return false;
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly)) {
+            *error = ComparePage::tr("cannot read back %1: %2").arg(path, file.errorString());
+            return false;
+        }
+        const QString svg = inlineSvg(file.readAll(), prefix, label);
+        if (svg.isEmpty()) {
+            *error = ComparePage::tr("the chart \"%1\" came out without an <svg> element").arg(label);
+            return false;
+        }
+        *html += (wide ? QStringLiteral("<figure class=\"wide\">\n") : QStringLiteral("<figure>\n")) + svg
+            + QStringLiteral("</figure>\n");
+        return true;
+    }
+
+private:
+    QTemporaryDir m_dir;
+    int m_count = 0;
+};
+
+QString charts(const QString& figures)
+{
+    return figures.isEmpty() ? QString()
+                             : QStringLiteral("<div class=\"charts\">\n") + figures + QStringLiteral("</div>\n");
+}
+
+QString header(const LoadedRunFile& result, const QString& name)
+{
+    const RunFile& file = *result.file;
+    QStringList configs;
+    for (const RunData& run : file.runs)
+        if (!configs.contains(run.config))
+            configs << run.config;
+    QString from = QFileInfo(result.path).fileName().toHtmlEscaped();
+    if (!result.otherPath.isEmpty())
+        from += QStringLiteral(" compared with ") + QFileInfo(result.otherPath).fileName().toHtmlEscaped();
+    QStringList facts { ComparePage::tr("Run file %1").arg(from) };
+    if (file.experiment.is_object() && file.experiment.value("started_at", nlohmann::json()).is_string())
+        facts << ComparePage::tr("started %1")
+                     .arg(QString::fromStdString(file.experiment["started_at"].get<std::string>()).toHtmlEscaped());
+    facts << ComparePage::tr("%1 runs of %2 configurations").arg(file.runs.size()).arg(configs.size());
+    if (!result.baseline.isEmpty())
+        facts << ComparePage::tr("baseline %1").arg(result.baseline.toHtmlEscaped());
+    const QString where = environmentText(file.environment());
+    return QStringLiteral("<header>\n<h1>%1</h1>\n<p class=\"meta\">%2</p>\n%3</header>\n")
+        .arg(name.toHtmlEscaped(), facts.join(QStringLiteral(" · ")),
+            where.isEmpty() ? QString() : QStringLiteral("<p class=\"meta\">%1</p>\n").arg(where.toHtmlEscaped()));
+}
+
+} // namespace
+
+bool writeHtmlReport(ComparePage& page, const LoadedRunFile& result, const QString& path, QString* error)
+{
+    if (!result.file) {
+        *error = ComparePage::tr("nothing to export");
+        return false;
+    }
+    ChartInliner inliner;
+    if (!inliner.ok(error))
+        return false;
+    const QString name = result.file->experimentName(QStringLiteral("experiment"));
+    QString sections, contents;
+    int index = 0;
+    for (const nlohmann::json& entry : result.compare) {
+        const QString arm = QString::fromStdString(entry.value("arm", std::string()));
+        const QString id = QStringLiteral("arm-%1").arg(++index);
+        const bool sweep = entry.contains("sweep");
+        QString figures;
+        auto drawOne = [&page, &arm](const QString& chart, QSize size = kChartSize) {
+            return [&page, &arm, chart, size](
+                       const QString& svg, QString* why) { return page.exportChart(chart, arm, svg, size, why); };
+        };
+        if (sweep) {
+            if (!inliner.figure(drawOne(QStringLiteral("knee"), kWideChartSize),
+                    ComparePage::tr("%1: latency against achieved load (knee)").arg(arm), &figures, error, true))
+                return false;
+        } else {
+            for (const auto& [chart, what] : kLoadCharts)
+                if (!inliner.figure(drawOne(QString::fromLatin1(chart)),
+                        QStringLiteral("%1: %2").arg(arm, QString::fromLatin1(what)), &figures, error))
+                    return false;
+        }
+        sections += sweep ? htmlSweepSection(entry, id, charts(figures)) : htmlArmSection(entry, id, charts(figures));
+        contents += QStringLiteral("<li><a href=\"#%1\">%2</a>%3</li>\n")
+                        .arg(id, arm.toHtmlEscaped(), sweep ? QStringLiteral(" (sweep)") : QString());
+    }
+    if (result.hasProbes) {
+        // The Drift page draws the counts chart; a page of its own keeps the window's untouched.
+        DriftPage drift;
+        drift.setResult(std::shared_ptr<const LoadedRunFile>(std::shared_ptr<const LoadedRunFile>(), &result));
+        QString figure;
+        if (!inliner.figure([&drift](const QString& svg,
+                                QString* why) { return exportChart(*drift.counts(), svg, kChartSize, why); },
+                ComparePage::tr("probes changed per configuration"), &figure, error))
+            return false;
+        sections += htmlDriftSection(result.drift, charts(figure));
+        contents += QStringLiteral("<li><a href=\"#drift\">Drift</a></li>\n");
+    }
+    sections += htmlWarningsSection(*result.file) + htmlSetupSection(*result.file);
+    contents += QStringLiteral("<li><a href=\"#warnings\">Warnings</a></li>\n"
+                               "<li><a href=\"#setup\">Environment and spec</a></li>\n");
+
+    const QString version = QStringLiteral(KNOBSCOPE_VERSION);
+    const QString html = QStringLiteral("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                                        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                                        "<meta name=\"generator\" content=\"knobscope %1\">\n"
+                                        "<title>%2 · knobscope report</title>\n<style>%3</style>\n</head>\n"
+                                        "<body>\n<main>\n")
+                             .arg(version, name.toHtmlEscaped(), htmlReportStyle())
+        + header(result, name) + QStringLiteral("<nav>\n<ul>\n") + contents + QStringLiteral("</ul>\n</nav>\n")
+        + sections
+        + QStringLiteral("<footer>Written by knobscope %1 from %2. One file: no script, and nothing loaded from "
+                         "elsewhere.</footer>\n</main>\n</body>\n</html>\n")
+              .arg(version, QFileInfo(result.path).fileName().toHtmlEscaped());
+
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly)) {
+        *error = ComparePage::tr("cannot write %1: %2").arg(path, out.errorString());
+        return false;
+    }
+    out.write(html.toUtf8());
+    if (!out.commit()) {
+        *error = ComparePage::tr("cannot write %1: %2").arg(path, out.errorString());
+        return false;
+    }
+    return true;
+}
+
+} // namespace ks

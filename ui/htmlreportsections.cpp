@@ -1,0 +1,416 @@
+#include "htmlreportsections.h"
+
+#include "compare/compareformat.h"
+#include "compare/sweepcompare.h"
+#include "drift/driftanalysis.h"
+#include "metrics/runsummary.h"
+#include "run/hostenvironment.h"
+#include "store/runfile.h"
+
+#include <QStringList>
+
+#include <utility>
+#include <vector>
+
+namespace ks {
+
+namespace {
+
+using json = nlohmann::json;
+
+QString esc(const QString& text)
+{
+    return text.toHtmlEscaped();
+}
+
+QString esc(const std::string& text)
+{
+    return QString::fromStdString(text).toHtmlEscaped();
+}
+
+QString stringOf(const json& object, const char* key)
+{
+    const json v = object.value(key, json());
+    return v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString();
+}
+
+QString number(const json& v, int decimals)
+{
+    return v.is_number() ? QString::number(v.get<double>(), 'f', decimals) : QStringLiteral("n/a");
+}
+
+// A table row: its heading cell (escaped HTML), then cells, each text or a whole <td>.
+QString row(const QStringList& cells, const QString& head)
+{
+    QString out = QStringLiteral("<tr><th scope=\"row\">%1</th>").arg(head);
+    for (const QString& cell : cells)
+        out += cell.startsWith(QLatin1String("<td")) ? cell : QStringLiteral("<td>%1</td>").arg(cell);
+    return out + QStringLiteral("</tr>\n");
+}
+
+// `header`: the column headings, escaped HTML. A "text" table holds sentences, not figures.
+QString table(const QStringList& header, const QString& body, const char* cssClass = "figures")
+{
+    QString out
+        = QStringLiteral("<div class=\"scroll\"><table class=\"%1\">\n<thead><tr>").arg(QLatin1String(cssClass));
+    for (const QString& h : header)
+        out += QStringLiteral("<th scope=\"col\">%1</th>").arg(h);
+    return out + QStringLiteral("</tr></thead>\n<tbody>\n") + body + QStringLiteral("</tbody></table></div>\n");
+}
+
+QString paragraph(const QString& escapedText, const char* cssClass = "note")
+{
+    return QStringLiteral("<p class=\"%1\">%2</p>\n").arg(QLatin1String(cssClass), escapedText);
+}
+
+// compareCell()'s "value (ratio [low-high]*)" split in two lines: the value,
+// then the ratio to the baseline, in bold when its interval excludes 1.
+QString compareTd(const json& config, const CompareColumn& column, bool isBaseline)
+{
+    const QString text = compareCell(config, column, isBaseline);
+    const qsizetype open = text.indexOf(QLatin1String(" ("));
+    if (open < 0 || !text.endsWith(QLatin1Char(')')))
+        return QStringLiteral("<td>%1</td>").arg(esc(text));
+    const QString ratio = text.mid(open + 2, text.size() - open - 3);
+    const bool significant = ratio.endsWith(QLatin1Char('*'));
+    return QStringLiteral("<td%1>%2<span class=\"ratio\">%3</span></td>")
+        .arg(significant ? QStringLiteral(" class=\"sig\"") : QString(), esc(text.left(open)), esc(ratio));
+}
+
+QString configHead(const json& config, bool isBaseline)
+{
+    QStringList tags;
+    if (isBaseline)
+        tags << QStringLiteral("<span class=\"tag\">baseline</span>");
+    if (config.value("gentle", false)) {
+        const json share = config.value("waiting_share", json());
+        tags << QStringLiteral("<span class=\"tag\">%1</span>")
+                    .arg(share.is_number() ? QStringLiteral("gentle: waiting in %1 % of scrapes")
+                                                 .arg(share.get<double>() * 100, 0, 'f', 0)
+                                           : QStringLiteral("gentle"));
+    }
+    if (config.value("workload_differs", false))
+        tags << QStringLiteral("<span class=\"tag warn\">different workload</span>");
+    if (config.value("summary_only", false))
+        tags << QStringLiteral("<span class=\"tag\">summary only</span>");
+    const QString name = esc(config.value("config", std::string()));
+    return tags.isEmpty() ? name
+                          : name + QStringLiteral("<div class=\"tags\">%1</div>").arg(tags.join(QLatin1Char(' ')));
+}
+
+QString diagnoses(const json& arm)
+{
+    QString items;
+    if (const json why = arm.value("why", json()); why.is_object())
+        items += QStringLiteral("<li><b>Whole arm</b>: %1 <span class=\"kind\">%2</span></li>\n")
+                     .arg(esc(why.value("text", std::string())), esc(why.value("kind", std::string())));
+    for (const json& config : arm.value("configs", json::array())) {
+        const json why = config.value("why", json());
+        if (why.is_object())
+            items += QStringLiteral("<li><b>%1</b>: %2 <span class=\"kind\">%3</span></li>\n")
+                         .arg(esc(config.value("config", std::string())), esc(why.value("text", std::string())),
+                             esc(why.value("kind", std::string())));
+    }
+    return items.isEmpty()
+        ? QString()
+        : QStringLiteral("<h3>Why the numbers moved</h3>\n<ul class=\"why\">\n") + items + QStringLiteral("</ul>\n");
+}
+
+// Where TTFT went, from the server's own figures (docs/metrics.md), as compare --format md says it.
+QString ttftSplit(const json& arm)
+{
+    QString body;
+    for (const json& config : arm.value("configs", json::array())) {
+        const json split = config.value("ttft_split_ms", json());
+        if (!split.is_object())
+            continue;
+        auto p50 = [&split](const char* part) {
+            const json p = split.value(part, json());
+            if (!p.is_object())
+                return QStringLiteral("n/a");
+            if (p.value("p50", json()).is_number())
+                return number(p["p50"], 1);
+            return p.value("mean", json()).is_number() ? QStringLiteral("mean ") + number(p["mean"], 1)
+                                                       : QStringLiteral("n/a");
+        };
+        body += row({ p50("queue"), p50("prefill"), p50("rest"), esc(stringOf(split, "source")),
+                        number(split.value("requests", json()), 0) },
+            esc(config.value("config", std::string())));
+    }
+    if (body.isEmpty())
+        return {};
+    return QStringLiteral("<h3>TTFT split, p50 ms</h3>\n")
+        + table({ QStringLiteral("config"), QStringLiteral("queue"), QStringLiteral("prefill"), QStringLiteral("rest"),
+                    QStringLiteral("source"), QStringLiteral("requests") },
+            body)
+        + paragraph(QStringLiteral("From the server's own figures; vllm-histograms: percentiles interpolated within "
+                                   "buckets, rest a mean only."));
+}
+
+QString repeats(const json& arm)
+{
+    QString items;
+    for (const json& config : arm.value("configs", json::array())) {
+        const auto found = config.find("repeats");
+        if (found == config.end() || !found->is_object())
+            continue;
+        const json spread = found->value("spread", json::object());
+        QStringList parts;
+        for (const auto& [key, label] : { std::pair { "ttft_ms", "TTFT p50" }, std::pair { "tpot_ms", "TPOT p50" } }) {
+            const json s = spread.value(key, json::object()).value("p50", json());
+            if (!s.is_object())
+                continue;
+            QString part = QStringLiteral("%1 mean %2 ms, CV %3 %")
+                               .arg(QLatin1String(label), number(s.value("mean", json()), 1))
+                               .arg(s.value("cv", 0.0) * 100, 0, 'f', 1);
+            if (s.value("t_ci95", json()).is_array() && s["t_ci95"].size() == 2)
+                part += QStringLiteral(", t-interval [%1, %2]")
+                            .arg(number(s["t_ci95"][0], 1), number(s["t_ci95"][1], 1));
+            parts << part;
+        }
+        items += QStringLiteral("<li><b>%1</b> (%2 runs): %3</li>\n")
+                     .arg(esc(config.value("config", std::string())), number(found->value("n", json()), 0),
+                         esc(parts.join(QStringLiteral("; "))));
+    }
+    if (items.isEmpty())
+        return {};
+    return QStringLiteral("<h3>Repeats</h3>\n<ul>\n") + items + QStringLiteral("</ul>\n")
+        + paragraph(QStringLiteral("With repeats, * needs both the bootstrap over requests and Welch's t-interval "
+                                   "over the repeat values (&quot;repeats [low-high]&quot;) to exclude 1."));
+}
+
+QString verdictOf(const json& point)
+{
+    if (!point.value("kept_up", true))
+        return QStringLiteral("<td class=\"bad\">fell behind</td>");
+    return point.value("meets_slo", true) ? QStringLiteral("<td class=\"good\">meets SLO</td>")
+                                          : QStringLiteral("<td class=\"bad\">breaks SLO</td>");
+}
+
+} // namespace
+
+QString htmlArmSection(const json& arm, const QString& id, const QString& charts)
+{
+    const QString baseline = QString::fromStdString(arm.value("baseline", std::string()));
+    QString out = QStringLiteral("<section id=\"%1\">\n<h2>%2 <span class=\"sub\">baseline %3</span></h2>\n")
+                      .arg(id, esc(arm.value("arm", std::string())), esc(baseline));
+    // One column per configuration, the baseline's first as compare puts it: a
+    // handful of configurations fit a narrow screen, and each metric reads across.
+    const json configs = arm.value("configs", json::array());
+    QStringList header { QStringLiteral("metric") };
+    std::vector<bool> isBaseline;
+    for (const json& config : configs) {
+        isBaseline.push_back(QString::fromStdString(config.value("config", std::string())) == baseline);
+        header << configHead(config, isBaseline.back());
+    }
+    QString body;
+    for (const CompareColumn& c : kCompareColumns) {
+        QStringList cells;
+        for (size_t i = 0; i < configs.size(); ++i)
+            cells << compareTd(configs[i], c, isBaseline[i]);
+        body += row(cells, esc(QString::fromLatin1(c.title)));
+    }
+    QStringList errors, waiting;
+    for (const json& config : configs) {
+        errors << QStringLiteral("%1 (%2 %)")
+                      .arg(number(config.value("errors", json()), 0), number(config.value("error_rate", 0.0) * 100, 1));
+        const json peak = config.value("max_waiting", json());
+        waiting << (peak.is_number() ? QString::number(peak.get<double>()) : QStringLiteral("n/a"));
+    }
+    body += row(errors, QStringLiteral("errors")) + row(waiting, QStringLiteral("peak waiting"));
+    out += table(header, body);
+    out += paragraph(QStringLiteral("Below each value: its ratio to %1, [low-high] the 95 % bootstrap interval; * (in "
+                                    "bold) marks an interval that excludes 1.")
+                         .arg(esc(baseline)));
+    if (const QStringList bounds = sloBounds(arm.value("slo", json())); !bounds.isEmpty())
+        out += paragraph(
+            esc(QStringLiteral("Goodput counts requests meeting %1.").arg(bounds.join(QStringLiteral(" and ")))));
+    else
+        out += paragraph(QStringLiteral("No SLO set: goodput equals throughput."));
+    if (arm.contains("note"))
+        out += paragraph(esc(QStringLiteral("Note: %1.").arg(stringOf(arm, "note"))));
+    if (arm.contains("warning"))
+        out += paragraph(QStringLiteral("<b>Warning:</b> ") + esc(stringOf(arm, "warning")), "warn");
+    out += diagnoses(arm) + ttftSplit(arm) + repeats(arm);
+    return out + charts + QStringLiteral("</section>\n");
+}
+
+QString htmlSweepSection(const json& arm, const QString& id, const QString& charts)
+{
+    const json sweep = arm.value("sweep", json::object());
+    const bool rate = sweep.value("over", std::string("rate")) == "rate";
+    QString out = QStringLiteral("<section id=\"%1\">\n<h2>%2 <span class=\"sub\">sweep over %3</span></h2>\n")
+                      .arg(id, esc(arm.value("arm", std::string())),
+                          rate ? QStringLiteral("rate") : QStringLiteral("concurrency"));
+    out += QStringLiteral("<p class=\"capacity\"><b>Capacity:</b> %1.</p>\n").arg(esc(sweepCapacityLine(arm)));
+    QString body;
+    const json points = sweep.value("points", json::object());
+    for (const json& name : sweep.value("configs", json::array())) {
+        if (!name.is_string())
+            continue;
+        const std::string config = name.get<std::string>();
+        for (const json& p : points.value(config, json::array())) {
+            const std::string run = p.value("run", std::string());
+            body += row({ esc(run.substr(run.find('/') + 1)), number(p.value("achieved_req_per_s", json()), 2),
+                            number(p.value("ttft_p50_ms", json()), 1), number(p.value("ttft_p99_ms", json()), 1),
+                            number(p.value("tpot_p50_ms", json()), 1), number(p.value("tpot_p99_ms", json()), 1),
+                            verdictOf(p) },
+                esc(config));
+        }
+    }
+    out += table({ QStringLiteral("config"), QStringLiteral("step"), QStringLiteral("achieved req/s"),
+                     QStringLiteral("TTFT p50 ms"), QStringLiteral("TTFT p99 ms"), QStringLiteral("TPOT p50 ms"),
+                     QStringLiteral("TPOT p99 ms"), QStringLiteral("verdict") },
+        body);
+    out += paragraph(QStringLiteral("Capacity: the highest step whose every repeat met the SLO at p99 and, for rate "
+                                    "steps, completed at least 90 % of the rate its schedule offered."));
+    const json stops = sweep.value("stop", json::object()); // items() refers to it: not a temporary
+    for (const auto& [config, reason] : stops.items())
+        out += paragraph(
+            esc(QStringLiteral("%1 stopped early: %2.")
+                    .arg(QString::fromStdString(config),
+                        reason.is_string() ? QString::fromStdString(reason.get<std::string>()) : QString())),
+            "warn");
+    return out + charts + QStringLiteral("</section>\n");
+}
+
+QString htmlDriftSection(const DriftReport& drift, const QString& chart)
+{
+    QString out
+        = QStringLiteral("<section id=\"drift\">\n<h2>Drift <span class=\"sub\">probes at temperature 0</span></h2>\n");
+    out += paragraph(esc(QStringLiteral("Probe set %1 version %2 · %3 probes")
+                             .arg(stringOf(drift.set, "set"), stringOf(drift.set, "set_version"),
+                                 QString::number(drift.probes.size()))),
+        "meta");
+    QString body;
+    for (const ConfigDrift& c : drift.configs) {
+        QString head = esc(c.config);
+        if (!c.model.isEmpty())
+            head += QStringLiteral(" <span class=\"sub\">%1</span>").arg(esc(c.model));
+        if (c.isReference)
+            head += QStringLiteral(" <span class=\"tag\">reference</span>");
+        const QString changed = QStringLiteral("%1 of %2").arg(c.mismatches.size()).arg(c.probes);
+        body += row({ QString::number(c.probes), QString::number(c.repeats), QString::number(c.restarts),
+                        QString::number(c.errors), QString::number(c.withinRun.size()),
+                        c.restarts > 0 ? QString::number(c.acrossRestart.size()) : QStringLiteral("–"),
+                        c.isReference ? QStringLiteral("ref") : QString::number(c.acrossConfig.size()),
+                        QStringLiteral("<td class=\"%1\">%2</td>")
+                            .arg(c.mismatches.isEmpty() ? QStringLiteral("good") : QStringLiteral("bad"), changed) },
+            head);
+    }
+    out += table({ QStringLiteral("configuration"), QStringLiteral("probes"), QStringLiteral("repeats"),
+                     QStringLiteral("restarts"), QStringLiteral("errors"), QStringLiteral("within run"),
+                     QStringLiteral("across restart"), QStringLiteral("across config"), QStringLiteral("changed") },
+        body);
+    for (const ConfigDrift& c : drift.configs)
+        if (!c.mismatches.isEmpty())
+            out += paragraph(
+                esc(QStringLiteral("%1 changed: %2").arg(c.config, c.mismatches.join(QStringLiteral(", ")))));
+    for (const QString& problem : drift.problems)
+        out += paragraph(esc(problem), "warn");
+    return out + chart + QStringLiteral("</section>\n");
+}
+
+QString htmlWarningsSection(const RunFile& file)
+{
+    QString body;
+    for (const RunData& run : file.runs) {
+        const json warnings = run.summary.is_object() ? run.summary.value("warnings", json::array()) : json::array();
+        for (const json& w : warnings)
+            if (w.is_string())
+                body += row({ esc(w.get<std::string>()) }, esc(run.run));
+        if (!run.summary.is_object())
+            body += row({ QStringLiteral("no summary: the run did not finish") }, esc(run.run));
+    }
+    QString out = QStringLiteral("<section id=\"warnings\">\n<h2>Warnings</h2>\n");
+    if (body.isEmpty())
+        out += paragraph(QStringLiteral("No run reported a warning."));
+    else
+        out += table({ QStringLiteral("run"), QStringLiteral("warning") }, body, "text");
+    if (file.truncated)
+        out += paragraph(QStringLiteral("The file ends mid-line: its writer was stopped."), "warn");
+    if (!file.issues.empty()) {
+        QString issues;
+        for (const RunFileIssue& issue : file.issues)
+            issues += row({ esc(issue.message) }, QString::number(issue.line));
+        out += QStringLiteral("<details><summary>%1 lines read with issues</summary>\n").arg(file.issues.size())
+            + table({ QStringLiteral("line"), QStringLiteral("issue") }, issues, "text")
+            + QStringLiteral("</details>\n");
+    }
+    return out + QStringLiteral("</section>\n");
+}
+
+QString htmlSetupSection(const RunFile& file)
+{
+    QString out = QStringLiteral("<section id=\"setup\">\n<h2>Environment and spec</h2>\n");
+    const json& environment = file.environment();
+    const QString where = environmentText(environment);
+    out += paragraph(where.isEmpty() ? QStringLiteral("The file does not say where it ran.") : esc(where), "meta");
+    if (!environment.empty())
+        out += QStringLiteral("<details><summary>Environment (JSON)</summary>\n<pre>%1</pre>\n</details>\n")
+                   .arg(esc(environment.dump(2)));
+    const json& spec = file.spec();
+    if (spec.empty())
+        out += paragraph(QStringLiteral("The file has no experiment spec."));
+    else
+        out += QStringLiteral("<details open><summary>Experiment spec (JSON, as stored in the run file)</summary>\n"
+                              "<pre>%1</pre>\n</details>\n")
+                   .arg(esc(spec.dump(2)));
+    return out + QStringLiteral("</section>\n");
+}
+
+QString htmlReportStyle()
+{
+    return QStringLiteral(R"css(
+:root { color-scheme: light; }
+body { margin: 0; background: #eef0f3; color: #1d232b;
+  font: 15px/1.45 system-ui, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif; }
+main { box-sizing: border-box; max-width: 1180px; margin: 0 auto; padding: 24px 32px 48px; background: #fff; }
+h1 { font-size: 1.7em; margin: 0 0 .2em; }
+h2 { font-size: 1.35em; margin: 1.8em 0 .5em; padding-top: .6em; border-top: 2px solid #dde1e6; }
+h3 { font-size: 1.05em; margin: 1.3em 0 .4em; }
+.sub, .meta, .note, figcaption { color: #56606d; }
+.sub { font-weight: normal; font-size: .8em; }
+.note { font-size: .9em; margin: .3em 0; }
+nav ul { padding-left: 1.2em; margin: .4em 0; columns: 2; }
+.scroll { display: inline-block; box-sizing: border-box; max-width: 100%; vertical-align: top; overflow-x: auto;
+  margin: .6em 0; border: 1px solid #dde1e6; border-radius: 6px; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+th, td { padding: 6px 10px; text-align: right; vertical-align: top; white-space: nowrap; border-bottom: 1px solid #eceff2; }
+thead th { background: #f2f4f7; font-weight: 600; vertical-align: top; }
+.tags { white-space: normal; font-weight: normal; margin-top: 3px; }
+tbody th { text-align: left; font-weight: 600; }
+th:first-child { text-align: left; }
+tbody tr:last-child > * { border-bottom: 0; }
+table.text th, table.text td { text-align: left; white-space: normal; min-width: 6em; }
+td .ratio { display: block; font-size: .8em; color: #56606d; }
+td.sig .ratio { color: #8a2c0d; font-weight: 700; }
+td.good { color: #1d6b35; } td.bad { color: #a12a14; font-weight: 600; }
+.tag { display: inline-block; font-size: .75em; font-weight: normal; padding: 0 6px; margin: 1px 0 1px 4px;
+  border-radius: 8px; background: #e6ebf2; color: #3b4654; }
+.tag.warn { background: #fde7d9; color: #8a2c0d; }
+.warn { background: #fff4e5; border-left: 4px solid #e8590c; padding: 6px 12px; border-radius: 0 4px 4px 0; }
+.capacity { font-size: 1.05em; }
+ul.why { padding-left: 1.2em; } ul.why li { margin: .25em 0; }
+.kind { font-size: .75em; color: #56606d; border: 1px solid #c9d0d8; border-radius: 8px; padding: 0 6px; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 520px), 1fr)); gap: 14px; margin-top: 1em; }
+figure { margin: 0; }
+figure.wide { grid-column: 1 / -1; }
+svg.chart { display: block; width: 100%; height: auto; border: 1px solid #e3e7ec; border-radius: 6px; background: #fff; }
+figcaption { font-size: .8em; margin-top: 2px; }
+details { margin: .5em 0; } summary { cursor: pointer; color: #2c4a73; }
+pre { overflow-x: auto; background: #f5f7f9; border: 1px solid #e3e7ec; border-radius: 6px; padding: 10px 12px;
+  font: 12.5px/1.4 "DejaVu Sans Mono", Menlo, Consolas, monospace; }
+footer { margin-top: 2.5em; font-size: .85em; color: #56606d; }
+@media (max-width: 700px) {
+  body { font-size: 14px; background: #fff; }
+  main { padding: 12px 12px 32px; }
+  h1 { font-size: 1.35em; }
+  nav ul { columns: 1; }
+  th, td { padding: 4px 6px; }
+  .charts { grid-template-columns: 1fr; gap: 10px; }
+}
+)css");
+}
+
+} // namespace ks
