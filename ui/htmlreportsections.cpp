@@ -5,6 +5,7 @@
 #include "drift/driftanalysis.h"
 #include "metrics/runsummary.h"
 #include "run/hostenvironment.h"
+#include "run/serverversion.h"
 #include "store/runfile.h"
 
 #include <QStringList>
@@ -346,6 +347,8 @@ QString htmlSetupSection(const RunFile& file)
     const json& environment = file.environment();
     const QString where = environmentText(environment);
     out += paragraph(where.isEmpty() ? QStringLiteral("The file does not say where it ran.") : esc(where), "meta");
+    if (const QStringList servers = serverVersionsOf(file); !servers.isEmpty())
+        out += paragraph(QStringLiteral("Server: ") + esc(servers.join(QStringLiteral("; "))), "meta");
     if (!environment.empty())
         out += QStringLiteral("<details><summary>Environment (JSON)</summary>\n<pre>%1</pre>\n</details>\n")
                    .arg(esc(environment.dump(2)));
