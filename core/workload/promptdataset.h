@@ -17,7 +17,8 @@ struct Conversation {
 };
 
 /// A prompt file (docs/formats.md, "Prompt files"): JSON Lines of OpenAI
-/// `messages` lists or ShareGPT `conversations`. Its SHA-256 travels into every
+/// `messages` lists or ShareGPT `conversations`, or one JSON array of them
+/// (ShareGPT as published). Its SHA-256 travels into every
 /// run that uses it, so two runs of different files are never compared by accident.
 struct PromptDataset {
     enum class Format { OpenAi, ShareGpt };
@@ -29,9 +30,15 @@ struct PromptDataset {
 
 QString formatName(PromptDataset::Format format);
 
-/// Parses the bytes of a prompt file; a bad line is refused with its number.
+/// Parses the bytes of a prompt file; a bad line is refused with its number, a
+/// bad array element with its number and byte offset.
 std::variant<PromptDataset, QString> parsePromptDataset(
     const QByteArray& bytes, PromptDataset::Format format, const QString& path);
+/// The same, fed to the reader in pieces of `pieceSize` bytes as loadPromptDataset
+/// feeds a file (tests put piece boundaries inside strings and escapes).
+std::variant<PromptDataset, QString> parsePromptDataset(
+    const QByteArray& bytes, PromptDataset::Format format, const QString& path, qsizetype pieceSize);
+/// Reads the file in pieces: memory holds the kept turns, never the whole file.
 std::variant<PromptDataset, QString> loadPromptDataset(const QString& path, PromptDataset::Format format);
 
 } // namespace ks
