@@ -58,21 +58,16 @@ int main(int argc, char** argv)
         return 1;
     }
     const ks::PromptDataset& d = std::get<ks::PromptDataset>(loaded);
-    qint64 turns = 0, system = 0, keptBytes = 0;
-    for (const ks::Conversation& c : d.conversations) {
-        turns += qint64(c.userTurns.size());
-        system += qint64(c.system.size());
-        for (const QByteArray& t : c.userTurns)
-            keptBytes += t.size();
-        for (const QByteArray& s : c.system)
-            keptBytes += s.size();
-    }
+    qint64 turns = 0;
+    for (std::size_t i = 0; i < d.conversationCount(); ++i)
+        turns += d.userTurnCount(i);
+    const qint64 system = d.textCount() - turns;
+    const qint64 keptBytes = d.textBytes();
     const double bytes = double(QFileInfo(path).size());
     std::printf("file %s (%s)\n", qPrintable(path), qPrintable(ks::formatName(format)));
     std::printf("bytes %.0f (%.1f MiB)\n", bytes, bytes / (1 << 20));
-    std::printf("conversations %zu, user turns %lld, system messages %lld, kept text %.1f MiB\n",
-        d.conversations.size(), static_cast<long long>(turns), static_cast<long long>(system),
-        double(keptBytes) / (1 << 20));
+    std::printf("conversations %zu, user turns %lld, system messages %lld, kept text %.1f MiB\n", d.conversationCount(),
+        static_cast<long long>(turns), static_cast<long long>(system), double(keptBytes) / (1 << 20));
     std::printf("wall %.2f s, cpu %.2f s, %.0f MB/s by wall, %.0f MB/s by cpu\n", seconds, cpu, bytes / 1e6 / seconds,
         bytes / 1e6 / cpu);
     std::printf("peak RSS (VmHWM) %.1f MiB (%.1f MiB before loading), RSS after %.1f MiB\n", hwm / 1024.0,

@@ -38,21 +38,18 @@ bool isJsonSpace(char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-QByteArray bytesOf(const json& text)
+// Checks one conversation object and collects its kept texts in order (system
+// messages first, then user turns); returns the reason it is refused, or an
+// empty string.
+QString readConversation(const json& record, const Roles& roles, std::vector<const std::string*>& texts, int* system)
 {
-    const std::string& s = text.get_ref<const std::string&>();
-    return QByteArray(s.data(), qsizetype(s.size()));
-}
-
-// One conversation object into a conversation, or the reason it is refused.
-std::variant<Conversation, QString> readConversation(const json& record, const Roles& roles)
-{
+    texts.clear();
+    *system = 0;
     if (!record.is_object())
         return QStringLiteral("expected a JSON object with \"%1\"").arg(QLatin1String(roles.listKey));
     const auto list = record.find(roles.listKey);
     if (list == record.end() || !list->is_array() || list->empty())
         return QStringLiteral("\"%1\" must be a non-empty list").arg(QLatin1String(roles.listKey));
-    Conversation conversation;
     for (std::size_t i = 0; i < list->size(); ++i) {
         const json& m = (*list)[i];
         const QString where = QStringLiteral("%1[%2]").arg(QLatin1String(roles.listKey)).arg(i);
@@ -66,11 +63,12 @@ std::variant<Conversation, QString> readConversation(const json& record, const R
             return where + QStringLiteral(".%1: expected a string").arg(QLatin1String(roles.textKey));
         const std::string& r = role->get_ref<const std::string&>();
         if (r == roles.system) {
-            if (!conversation.userTurns.empty())
+            if (std::size_t(*system) != texts.size())
                 return where + QStringLiteral(": a system message after the first user turn is not supported");
-            conversation.system.push_back(bytesOf(*text));
+            ++*system;
+            texts.push_back(&text->get_ref<const std::string&>());
         } else if (r == roles.user) {
-            conversation.userTurns.push_back(bytesOf(*text));
+            texts.push_back(&text->get_ref<const std::string&>());
         } else if (r != roles.assistant) {
             return where
                 + QStringLiteral(".%1: expected \"%2\", \"%3\" or \"%4\", got \"%5\"")
@@ -78,9 +76,9 @@ std::variant<Conversation, QString> readConversation(const json& record, const R
                           QLatin1String(roles.assistant), QString::fromStdString(r));
         }
     }
-    if (conversation.userTurns.empty())
+    if (texts.size() == std::size_t(*system))
         return QStringLiteral("the conversation has no \"%1\" turn").arg(QLatin1String(roles.user));
-    return conversation;
+    return {};
 }
 
 } // namespace
@@ -192,10 +190,13 @@ bool PromptFileReader::take(QByteArrayView record, const QString& where)
     if (doc.is_discarded())
         return fail(where + QStringLiteral(": not valid JSON"));
     const Roles& roles = m_dataset.format == PromptDataset::Format::ShareGpt ? kShareGpt : kOpenAi;
-    auto conversation = readConversation(doc, roles);
-    if (auto* error = std::get_if<QString>(&conversation))
-        return fail(where + QStringLiteral(": ") + *error);
-    m_dataset.conversations.push_back(std::move(std::get<Conversation>(conversation)));
+    int system = 0;
+    const QString error = readConversation(doc, roles, m_texts, &system);
+    if (!error.isEmpty())
+        return fail(where + QStringLiteral(": ") + error);
+    for (const std::string* text : m_texts)
+        m_dataset.addText(QByteArrayView(text->data(), qsizetype(text->size())));
+    m_dataset.closeConversation(system, int(m_texts.size()) - system);
     return true;
 }
 
@@ -328,11 +329,12 @@ std::variant<PromptDataset, QString> PromptFileReader::finish()
                      .arg(m_elements));
         }
     }
-    if (m_error.isEmpty() && m_dataset.conversations.empty())
+    if (m_error.isEmpty() && m_dataset.conversationCount() == 0)
         fail(QStringLiteral("no conversations in the file"));
     if (!m_error.isEmpty())
         return m_error;
     m_dataset.sha256 = QString::fromLatin1(m_hash.result().toHex());
+    m_dataset.squeeze();
     return std::move(m_dataset);
 }
 

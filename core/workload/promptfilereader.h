@@ -7,7 +7,9 @@
 #include <QCryptographicHash>
 #include <QString>
 
+#include <string>
 #include <variant>
+#include <vector>
 
 namespace ks {
 
@@ -48,6 +50,7 @@ private:
     qint64 m_offset = 0; ///< file offset of the first byte of the piece being read
     QByteArray m_pending; ///< the start of a line or element that began in an earlier piece
     int m_bomBytes = 0; ///< bytes of a UTF-8 byte order mark seen at the start
+    std::vector<const std::string*> m_texts; ///< the kept texts of the record being read
 
     qint64 m_lines = 0; ///< JSON Lines: lines completed so far
 

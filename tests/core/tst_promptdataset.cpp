@@ -24,8 +24,10 @@ struct Expected {
 std::vector<Expected> flatten(const PromptDataset& d)
 {
     std::vector<Expected> out;
-    for (const Conversation& c : d.conversations)
+    for (std::size_t i = 0; i < d.conversationCount(); ++i) {
+        const Conversation c = d.conversation(i);
         out.push_back({ c.system, c.userTurns });
+    }
     return out;
 }
 
@@ -179,7 +181,7 @@ private slots:
         QVERIFY2(std::holds_alternative<PromptDataset>(parsed), qPrintable(errorOf(parsed)));
         const PromptDataset& d = std::get<PromptDataset>(parsed);
         QCOMPARE(show(flatten(d)), show(kExpected));
-        QCOMPARE(d.conversations.size(), kExpected.size());
+        QCOMPARE(d.conversationCount(), kExpected.size());
         QCOMPARE(d.sha256, sha256Of(bytes));
     }
 
@@ -299,7 +301,7 @@ private slots:
             const auto loaded = loadPromptDataset(path, Format::ShareGpt);
             QVERIFY2(std::holds_alternative<PromptDataset>(loaded), qPrintable(errorOf(loaded)));
             const PromptDataset& d = std::get<PromptDataset>(loaded);
-            QCOMPARE(d.conversations.size(), expected.size());
+            QCOMPARE(d.conversationCount(), expected.size());
             QVERIFY(flatten(d) == expected);
             QCOMPARE(d.sha256, sha256Of(bytes));
         }
