@@ -306,6 +306,37 @@ private slots:
             QCOMPARE(d.sha256, sha256Of(bytes));
         }
     }
+
+    // The kept texts lie in fixed blocks: texts that cross a block's end, fill
+    // one exactly, or are empty come back byte for byte.
+    void textsComeBackAcrossBlocks()
+    {
+        const qsizetype block = PromptDataset::kBlockBytes;
+        const auto text = [](qsizetype size, char seed) {
+            QByteArray pattern(251, Qt::Uninitialized); // a prime length: never in step with a block
+            for (int i = 0; i < 251; ++i)
+                pattern[i] = char(seed + i);
+            return pattern.repeated(size / 251 + 1).left(size);
+        };
+        const std::vector<Expected> expected {
+            { { text(block - 3, 1) }, { text(7, 2), text(0, 3) } }, // the user turn crosses the first block's end
+            { {}, { text(block - 4, 4) } }, // ends exactly at the second block's end
+            { { text(0, 5) }, { text(2 * block + 5, 6), text(1, 7) } }, // spans three blocks
+        };
+        PromptDataset d;
+        for (const Expected& e : expected) {
+            for (const QByteArray& t : e.system)
+                d.addText(t);
+            for (const QByteArray& t : e.user)
+                d.addText(t);
+            d.closeConversation(int(e.system.size()), int(e.user.size()));
+        }
+        d.squeeze();
+        QCOMPARE(d.conversationCount(), expected.size());
+        QCOMPARE(d.textBytes(), qint64(4 * block + 6));
+        QCOMPARE(d.userTurnCount(2), 2);
+        QVERIFY(flatten(d) == expected);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPromptDataset)
