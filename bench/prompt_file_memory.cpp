@@ -1,7 +1,9 @@
 // Reads one prompt file the way an experiment does (loadPromptDataset) and
 // prints its size, the time, the speed, what was kept and the process's peak
 // resident memory (VmHWM), for docs/PERFORMANCE.md "Prompt files: ShareGPT
-// JSON array". Usage: prompt_file_memory FILE [sharegpt|openai]
+// JSON array". Usage: prompt_file_memory FILE [sharegpt|openai] [--whole]
+// --whole reads the file into memory first and parses the bytes, as
+// loadPromptDataset did before it read in pieces.
 #include "workload/promptdataset.h"
 
 #include <QElapsedTimer>
@@ -38,17 +40,23 @@ double cpuSeconds()
 int main(int argc, char** argv)
 {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s FILE [sharegpt|openai]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s FILE [sharegpt|openai] [--whole]\n", argv[0]);
         return 2;
     }
     const QString path = QString::fromLocal8Bit(argv[1]);
     const bool openai = argc > 2 && QByteArray(argv[2]) == "openai";
+    const bool whole = argc > 3 && QByteArray(argv[3]) == "--whole";
     const auto format = openai ? ks::PromptDataset::Format::OpenAi : ks::PromptDataset::Format::ShareGpt;
     const long hwmBefore = statusKiB("VmHWM");
     const double cpu0 = cpuSeconds();
     QElapsedTimer wall;
     wall.start();
-    const auto loaded = ks::loadPromptDataset(path, format);
+    const auto loaded = whole ? [&] {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? ks::parsePromptDataset(file.readAll(), format, path)
+                                              : std::variant<ks::PromptDataset, QString>(file.errorString());
+    }()
+                              : ks::loadPromptDataset(path, format);
     const double seconds = double(wall.nsecsElapsed()) / 1e9;
     const double cpu = cpuSeconds() - cpu0;
     const long hwm = statusKiB("VmHWM");
@@ -64,7 +72,8 @@ int main(int argc, char** argv)
     const qint64 system = d.textCount() - turns;
     const qint64 keptBytes = d.textBytes();
     const double bytes = double(QFileInfo(path).size());
-    std::printf("file %s (%s)\n", qPrintable(path), qPrintable(ks::formatName(format)));
+    std::printf("file %s (%s%s)\n", qPrintable(path), qPrintable(ks::formatName(format)),
+        whole ? ", read whole first" : ", read in pieces");
     std::printf("bytes %.0f (%.1f MiB)\n", bytes, bytes / (1 << 20));
     std::printf("conversations %zu, user turns %lld, system messages %lld, kept text %.1f MiB\n", d.conversationCount(),
         static_cast<long long>(turns), static_cast<long long>(system), double(keptBytes) / (1 << 20));
