@@ -52,25 +52,26 @@ QString readConversation(const json& record, const Roles& roles, std::vector<con
         return QStringLiteral("\"%1\" must be a non-empty list").arg(QLatin1String(roles.listKey));
     for (std::size_t i = 0; i < list->size(); ++i) {
         const json& m = (*list)[i];
-        const QString where = QStringLiteral("%1[%2]").arg(QLatin1String(roles.listKey)).arg(i);
+        // Built only for a refusal: a large file has a million messages.
+        const auto where = [&] { return QStringLiteral("%1[%2]").arg(QLatin1String(roles.listKey)).arg(i); };
         if (!m.is_object())
-            return where + QStringLiteral(": expected an object");
+            return where() + QStringLiteral(": expected an object");
         const auto role = m.find(roles.roleKey);
         const auto text = m.find(roles.textKey);
         if (role == m.end() || !role->is_string())
-            return where + QStringLiteral(".%1: expected a string").arg(QLatin1String(roles.roleKey));
+            return where() + QStringLiteral(".%1: expected a string").arg(QLatin1String(roles.roleKey));
         if (text == m.end() || !text->is_string())
-            return where + QStringLiteral(".%1: expected a string").arg(QLatin1String(roles.textKey));
+            return where() + QStringLiteral(".%1: expected a string").arg(QLatin1String(roles.textKey));
         const std::string& r = role->get_ref<const std::string&>();
         if (r == roles.system) {
             if (std::size_t(*system) != texts.size())
-                return where + QStringLiteral(": a system message after the first user turn is not supported");
+                return where() + QStringLiteral(": a system message after the first user turn is not supported");
             ++*system;
             texts.push_back(&text->get_ref<const std::string&>());
         } else if (r == roles.user) {
             texts.push_back(&text->get_ref<const std::string&>());
         } else if (r != roles.assistant) {
-            return where
+            return where()
                 + QStringLiteral(".%1: expected \"%2\", \"%3\" or \"%4\", got \"%5\"")
                       .arg(QLatin1String(roles.roleKey), QLatin1String(roles.system), QLatin1String(roles.user),
                           QLatin1String(roles.assistant), QString::fromStdString(r));
@@ -173,31 +174,35 @@ bool PromptFileReader::takeLine(QByteArrayView line)
     line = line.trimmed();
     if (line.isEmpty())
         return true;
-    return take(line, QStringLiteral("line %1").arg(m_lines));
+    const QString error = take(line);
+    return error.isEmpty() || fail(QStringLiteral("line %1: ").arg(m_lines) + error);
 }
 
 bool PromptFileReader::takeElement(QByteArrayView element)
 {
-    return take(element, QStringLiteral("element %1 (byte %2)").arg(m_elements).arg(m_elementStart));
+    const QString error = take(element);
+    return error.isEmpty()
+        || fail(QStringLiteral("element %1 (byte %2): ").arg(m_elements).arg(m_elementStart) + error);
 }
 
-bool PromptFileReader::take(QByteArrayView record, const QString& where)
+// One record (a line or an array element) into the dataset, or why it is refused.
+QString PromptFileReader::take(QByteArrayView record)
 {
     bool tooDeep = false;
     const json doc = parseJsonBounded(record, &tooDeep);
     if (tooDeep)
-        return fail(where + QStringLiteral(": nested deeper than %1 levels").arg(kMaxNesting));
+        return QStringLiteral("nested deeper than %1 levels").arg(kMaxNesting);
     if (doc.is_discarded())
-        return fail(where + QStringLiteral(": not valid JSON"));
+        return QStringLiteral("not valid JSON");
     const Roles& roles = m_dataset.format == PromptDataset::Format::ShareGpt ? kShareGpt : kOpenAi;
     int system = 0;
     const QString error = readConversation(doc, roles, m_texts, &system);
     if (!error.isEmpty())
-        return fail(where + QStringLiteral(": ") + error);
+        return error;
     for (const std::string* text : m_texts)
         m_dataset.addText(QByteArrayView(text->data(), qsizetype(text->size())));
     m_dataset.closeConversation(system, int(m_texts.size()) - system);
-    return true;
+    return {};
 }
 
 bool PromptFileReader::feedArray(QByteArrayView piece, qsizetype from)

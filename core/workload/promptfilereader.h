@@ -40,7 +40,7 @@ private:
     qsizetype scanElement(const char* bytes, qsizetype from, qsizetype size);
     bool takeLine(QByteArrayView line);
     bool takeElement(QByteArrayView element);
-    bool take(QByteArrayView record, const QString& where);
+    QString take(QByteArrayView record);
     bool fail(const QString& message);
 
     PromptDataset m_dataset;
