@@ -46,7 +46,8 @@ void addPromptFlags(QCommandLineParser& parser)
         QStringLiteral("Every synthetic prompt starts with one of N fixed texts of T tokens (a system prompt)."),
         QStringLiteral("N:T") });
     parser.addOption({ QStringLiteral("prompt-file"),
-        QStringLiteral("Prompts from a JSONL file of OpenAI messages or ShareGPT conversations."),
+        QStringLiteral("Prompts from a file of OpenAI messages or ShareGPT conversations: JSON Lines, or one JSON "
+                       "array (ShareGPT as published)."),
         QStringLiteral("FILE") });
     parser.addOption({ QStringLiteral("prompt-format"), QStringLiteral("openai or sharegpt (for --prompt-file)."),
         QStringLiteral("F"), QStringLiteral("openai") });

@@ -1,69 +1,67 @@
 #include "workload/promptdataset.h"
 
-#include <QCryptographicHash>
-#include <QFile>
+#include "workload/promptfilereader.h"
 
-#include <nlohmann/json.hpp>
+#include <QFile>
 
 namespace ks {
 
-namespace {
-
-using json = nlohmann::json;
-
-struct Roles {
-    const char* listKey; ///< "messages" / "conversations"
-    const char* roleKey; ///< "role" / "from"
-    const char* textKey; ///< "content" / "value"
-    const char* system;
-    const char* user;
-    const char* assistant;
-};
-
-constexpr Roles kOpenAi { "messages", "role", "content", "system", "user", "assistant" };
-constexpr Roles kShareGpt { "conversations", "from", "value", "system", "human", "gpt" };
-
-// One line into a conversation, or the reason it is refused.
-std::variant<Conversation, QString> readLine(const json& line, const Roles& roles)
+Conversation PromptDataset::conversation(std::size_t i) const
 {
-    if (!line.is_object())
-        return QStringLiteral("expected a JSON object with \"%1\"").arg(QLatin1String(roles.listKey));
-    const auto list = line.find(roles.listKey);
-    if (list == line.end() || !list->is_array() || list->empty())
-        return QStringLiteral("\"%1\" must be a non-empty list").arg(QLatin1String(roles.listKey));
-    Conversation conversation;
-    for (std::size_t i = 0; i < list->size(); ++i) {
-        const json& m = (*list)[i];
-        const QString where = QStringLiteral("%1[%2]").arg(QLatin1String(roles.listKey)).arg(i);
-        if (!m.is_object())
-            return where + QStringLiteral(": expected an object");
-        const auto role = m.find(roles.roleKey);
-        const auto text = m.find(roles.textKey);
-        if (role == m.end() || !role->is_string())
-            return where + QStringLiteral(".%1: expected a string").arg(QLatin1String(roles.roleKey));
-        if (text == m.end() || !text->is_string())
-            return where + QStringLiteral(".%1: expected a string").arg(QLatin1String(roles.textKey));
-        const std::string& r = role->get_ref<const std::string&>();
-        const QByteArray content = QByteArray::fromStdString(text->get<std::string>());
-        if (r == roles.system) {
-            if (!conversation.userTurns.empty())
-                return where + QStringLiteral(": a system message after the first user turn is not supported");
-            conversation.system.push_back(content);
-        } else if (r == roles.user) {
-            conversation.userTurns.push_back(content);
-        } else if (r != roles.assistant) {
-            return where
-                + QStringLiteral(".%1: expected \"%2\", \"%3\" or \"%4\", got \"%5\"")
-                      .arg(QLatin1String(roles.roleKey), QLatin1String(roles.system), QLatin1String(roles.user),
-                          QLatin1String(roles.assistant), QString::fromStdString(r));
-        }
-    }
-    if (conversation.userTurns.empty())
-        return QStringLiteral("the conversation has no \"%1\" turn").arg(QLatin1String(roles.user));
-    return conversation;
+    const Entry& e = m_conversations[i];
+    Conversation out;
+    out.system.reserve(std::size_t(e.system));
+    out.userTurns.reserve(std::size_t(e.user));
+    for (qint64 t = 0; t < e.system; ++t)
+        out.system.push_back(text(e.firstText + t));
+    for (qint64 t = 0; t < e.user; ++t)
+        out.userTurns.push_back(text(e.firstText + e.system + t));
+    return out;
 }
 
-} // namespace
+QByteArray PromptDataset::text(qint64 index) const
+{
+    qint64 at = index == 0 ? 0 : m_ends[std::size_t(index - 1)];
+    const qint64 end = m_ends[std::size_t(index)];
+    QByteArray out;
+    out.reserve(qsizetype(end - at));
+    while (at < end) {
+        const QByteArray& block = m_blocks[std::size_t(at / kBlockBytes)];
+        const qsizetype from = qsizetype(at % kBlockBytes);
+        const qsizetype n = qMin(qsizetype(end - at), kBlockBytes - from);
+        out.append(block.constData() + from, n);
+        at += n;
+    }
+    return out;
+}
+
+void PromptDataset::addText(QByteArrayView text)
+{
+    while (!text.isEmpty()) {
+        if (m_blocks.empty() || m_blocks.back().size() == kBlockBytes) {
+            m_blocks.emplace_back();
+            m_blocks.back().reserve(kBlockBytes); // never grown: untouched pages cost nothing
+        }
+        QByteArray& block = m_blocks.back();
+        const qsizetype n = qMin(text.size(), kBlockBytes - block.size());
+        block.append(text.first(n));
+        text = text.sliced(n);
+    }
+    m_ends.push_back(m_blocks.empty() ? 0 : qint64(m_blocks.size() - 1) * kBlockBytes + m_blocks.back().size());
+}
+
+void PromptDataset::closeConversation(int system, int user)
+{
+    m_conversations.push_back({ qint64(m_ends.size()) - system - user, system, user });
+}
+
+void PromptDataset::squeeze()
+{
+    if (!m_blocks.empty())
+        m_blocks.back().squeeze();
+    m_ends.shrink_to_fit();
+    m_conversations.shrink_to_fit();
+}
 
 QString formatName(PromptDataset::Format format)
 {
@@ -73,33 +71,18 @@ QString formatName(PromptDataset::Format format)
 std::variant<PromptDataset, QString> parsePromptDataset(
     const QByteArray& bytes, PromptDataset::Format format, const QString& path)
 {
-    PromptDataset dataset;
-    dataset.path = path;
-    dataset.format = format;
-    dataset.sha256 = QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
-    const Roles& roles = format == PromptDataset::Format::ShareGpt ? kShareGpt : kOpenAi;
-    qsizetype start = 0;
-    int lineNo = 0;
-    while (start < bytes.size()) {
-        qsizetype end = bytes.indexOf('\n', start);
-        if (end < 0)
-            end = bytes.size();
-        const QByteArray line = bytes.mid(start, end - start).trimmed();
-        start = end + 1;
-        ++lineNo;
-        if (line.isEmpty())
-            continue;
-        const json doc = json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
-        if (doc.is_discarded())
-            return QStringLiteral("%1: line %2: not valid JSON").arg(path).arg(lineNo);
-        auto conversation = readLine(doc, roles);
-        if (auto* error = std::get_if<QString>(&conversation))
-            return QStringLiteral("%1: line %2: %3").arg(path).arg(lineNo).arg(*error);
-        dataset.conversations.push_back(std::move(std::get<Conversation>(conversation)));
-    }
-    if (dataset.conversations.empty())
-        return QStringLiteral("%1: no conversations in the file").arg(path);
-    return dataset;
+    return parsePromptDataset(bytes, format, path, qMax<qsizetype>(bytes.size(), 1));
+}
+
+std::variant<PromptDataset, QString> parsePromptDataset(
+    const QByteArray& bytes, PromptDataset::Format format, const QString& path, qsizetype pieceSize)
+{
+    PromptFileReader reader(format, path);
+    const QByteArrayView all(bytes);
+    for (qsizetype at = 0; at < all.size(); at += pieceSize)
+        if (!reader.feed(all.sliced(at, qMin(pieceSize, all.size() - at))))
+            break;
+    return reader.finish();
 }
 
 std::variant<PromptDataset, QString> loadPromptDataset(const QString& path, PromptDataset::Format format)
@@ -107,7 +90,18 @@ std::variant<PromptDataset, QString> loadPromptDataset(const QString& path, Prom
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return QStringLiteral("cannot read prompt file %1: %2").arg(path, file.errorString());
-    return parsePromptDataset(file.readAll(), format, path);
+    // Pieces of 1 MiB: the file is never held whole, whatever its size.
+    constexpr qsizetype kPiece = qsizetype(1) << 20;
+    QByteArray buffer(kPiece, Qt::Uninitialized);
+    PromptFileReader reader(format, path);
+    for (;;) {
+        const qint64 n = file.read(buffer.data(), kPiece);
+        if (n < 0)
+            return QStringLiteral("cannot read prompt file %1: %2").arg(path, file.errorString());
+        if (n == 0 || !reader.feed(QByteArrayView(buffer.constData(), qsizetype(n))))
+            break;
+    }
+    return reader.finish();
 }
 
 } // namespace ks

@@ -53,8 +53,7 @@ int Workload::turnsOf(qint64 session) const
 {
     const PromptSpec& p = m_spec.prompts;
     if (p.source == PromptSpec::Source::File && p.dataset) {
-        const Conversation& c = p.dataset->conversations[std::size_t(session) % p.dataset->conversations.size()];
-        return std::min<int>(p.turns, int(c.userTurns.size()));
+        return std::min<int>(p.turns, p.dataset->userTurnCount(std::size_t(session) % p.dataset->conversationCount()));
     }
     return p.turns;
 }
@@ -66,7 +65,7 @@ PromptTurn Workload::turn(qint64 session, int turnIndex, const std::vector<QByte
     auto outputRng = streamFor(seed(), session, turnIndex, kSaltOutput);
     out.maxTokens = m_spec.maxTokensDist ? m_spec.maxTokensDist->draw(outputRng) : m_spec.maxTokens;
     if (p.source == PromptSpec::Source::File && p.dataset) {
-        const Conversation& c = p.dataset->conversations[std::size_t(session) % p.dataset->conversations.size()];
+        const Conversation c = p.dataset->conversation(std::size_t(session) % p.dataset->conversationCount());
         for (const QByteArray& system : c.system)
             out.messages.push_back({ "system", system });
         for (int t = 0; t <= turnIndex; ++t) {
@@ -119,7 +118,7 @@ json Workload::identity(const LoadSpec& spec)
         id["path"] = p.path.toStdString();
         id["format"] = formatName(p.format).toStdString();
         id["file_sha256"] = p.dataset ? p.dataset->sha256.toStdString() : std::string();
-        id["conversations"] = p.dataset ? p.dataset->conversations.size() : 0;
+        id["conversations"] = p.dataset ? p.dataset->conversationCount() : 0;
     } else {
         id["source"] = "synthetic";
         id["input_tokens"] = p.inputTokens.value_or(LengthDist::fixed(spec.inputTokens)).toJson();

@@ -169,9 +169,11 @@ private slots:
         const auto parsed = parsePromptDataset(bytes, PromptDataset::Format::ShareGpt, QStringLiteral("f"));
         QVERIFY(std::holds_alternative<PromptDataset>(parsed));
         const PromptDataset& d = std::get<PromptDataset>(parsed);
-        QCOMPARE(d.conversations.size(), std::size_t(2));
-        QCOMPARE(d.conversations[0].system, std::vector<QByteArray> { "be kind" });
-        QCOMPARE(d.conversations[0].userTurns, (std::vector<QByteArray> { "one", "two" }));
+        QCOMPARE(d.conversationCount(), std::size_t(2));
+        QCOMPARE(d.conversation(0).system, std::vector<QByteArray> { "be kind" });
+        QCOMPARE(d.conversation(0).userTurns, (std::vector<QByteArray> { "one", "two" }));
+        QCOMPARE(d.conversation(1).system, std::vector<QByteArray> {});
+        QCOMPARE(d.conversation(1).userTurns, std::vector<QByteArray> { "solo" });
         QCOMPARE(d.sha256, QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex()));
     }
 
