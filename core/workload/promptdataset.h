@@ -34,6 +34,10 @@ public:
     QString path;
     Format format = Format::OpenAi;
     QString sha256; ///< hex, of the file's bytes
+    /// ShareGPT conversations left out: an empty `conversations` list or no
+    /// human turn (the published file has both); never silently: the run's
+    /// workload records the count.
+    int skippedConversations = 0;
 
     std::size_t conversationCount() const { return m_conversations.size(); }
     /// A copy of conversation `i`'s texts.

@@ -26,10 +26,14 @@ struct Roles {
     const char* system;
     const char* user;
     const char* assistant;
+    /// ShareGPT as published: "user" is a human turn too, any other speaker
+    /// ("gpt", "chatgpt", "bing", "bard", ...) a reply, and a conversation with
+    /// no human turn is skipped and counted instead of refusing the file.
+    bool lenient;
 };
 
-constexpr Roles kOpenAi { "messages", "role", "content", "system", "user", "assistant" };
-constexpr Roles kShareGpt { "conversations", "from", "value", "system", "human", "gpt" };
+constexpr Roles kOpenAi { "messages", "role", "content", "system", "user", "assistant", false };
+constexpr Roles kShareGpt { "conversations", "from", "value", "system", "human", "gpt", true };
 
 constexpr char kBom[] = "\xEF\xBB\xBF";
 
@@ -41,13 +45,19 @@ bool isJsonSpace(char c)
 // Checks one conversation object and collects its kept texts in order (system
 // messages first, then user turns); returns the reason it is refused, or an
 // empty string.
-QString readConversation(const json& record, const Roles& roles, std::vector<const std::string*>& texts, int* system)
+QString readConversation(
+    const json& record, const Roles& roles, std::vector<const std::string*>& texts, int* system, bool* skip)
 {
     texts.clear();
     *system = 0;
+    *skip = false;
     if (!record.is_object())
         return QStringLiteral("expected a JSON object with \"%1\"").arg(QLatin1String(roles.listKey));
     const auto list = record.find(roles.listKey);
+    if (roles.lenient && list != record.end() && list->is_array() && list->empty()) {
+        *skip = true;
+        return {};
+    }
     if (list == record.end() || !list->is_array() || list->empty())
         return QStringLiteral("\"%1\" must be a non-empty list").arg(QLatin1String(roles.listKey));
     for (std::size_t i = 0; i < list->size(); ++i) {
@@ -68,17 +78,22 @@ QString readConversation(const json& record, const Roles& roles, std::vector<con
                 return where() + QStringLiteral(": a system message after the first user turn is not supported");
             ++*system;
             texts.push_back(&text->get_ref<const std::string&>());
-        } else if (r == roles.user) {
+        } else if (r == roles.user || (roles.lenient && r == "user")) {
             texts.push_back(&text->get_ref<const std::string&>());
-        } else if (r != roles.assistant) {
+        } else if (r != roles.assistant && !roles.lenient) {
             return where()
                 + QStringLiteral(".%1: expected \"%2\", \"%3\" or \"%4\", got \"%5\"")
                       .arg(QLatin1String(roles.roleKey), QLatin1String(roles.system), QLatin1String(roles.user),
                           QLatin1String(roles.assistant), QString::fromStdString(r));
         }
     }
-    if (texts.size() == std::size_t(*system))
+    if (texts.size() == std::size_t(*system)) {
+        if (roles.lenient) {
+            *skip = true;
+            return {};
+        }
         return QStringLiteral("the conversation has no \"%1\" turn").arg(QLatin1String(roles.user));
+    }
     return {};
 }
 
@@ -196,9 +211,14 @@ QString PromptFileReader::take(QByteArrayView record)
         return QStringLiteral("not valid JSON");
     const Roles& roles = m_dataset.format == PromptDataset::Format::ShareGpt ? kShareGpt : kOpenAi;
     int system = 0;
-    const QString error = readConversation(doc, roles, m_texts, &system);
+    bool skip = false;
+    const QString error = readConversation(doc, roles, m_texts, &system, &skip);
     if (!error.isEmpty())
         return error;
+    if (skip) {
+        ++m_dataset.skippedConversations;
+        return {};
+    }
     for (const std::string* text : m_texts)
         m_dataset.addText(QByteArrayView(text->data(), qsizetype(text->size())));
     m_dataset.closeConversation(system, int(m_texts.size()) - system);

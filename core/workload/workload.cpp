@@ -118,6 +118,8 @@ json Workload::identity(const LoadSpec& spec)
         id["path"] = p.path.toStdString();
         id["format"] = formatName(p.format).toStdString();
         id["file_sha256"] = p.dataset ? p.dataset->sha256.toStdString() : std::string();
+        if (p.dataset && p.dataset->skippedConversations > 0)
+            id["file_skipped_conversations"] = p.dataset->skippedConversations;
         id["conversations"] = p.dataset ? p.dataset->conversationCount() : 0;
     } else {
         id["source"] = "synthetic";

@@ -216,11 +216,6 @@ private slots:
         QTest::newRow("missing conversations")
             << QByteArray(two + ",\n  {\"id\": \"x\"}\n]")
             << QStringLiteral("f: element 3 (byte %1): \"conversations\" must be a non-empty list").arg(two.size() + 4);
-        QTest::newRow("no human turn")
-            << QByteArray("[" + one + ", {\"conversations\": [{\"from\": \"gpt\", \"value\": \"x\"}]}]")
-            << QStringLiteral("f: element 2 (byte %1): the conversation has no \"human\" turn").arg(one.size() + 3);
-        QTest::newRow("bad role") << QByteArray("[{\"conversations\": [{\"from\": \"bing\", \"value\": \"x\"}]}]")
-                                  << QStringLiteral("f: element 1 (byte 1): conversations[0].from: expected");
         QTest::newRow("not JSON") << QByteArray("[" + one + ",{\"conversations\" 5}]")
                                   << QStringLiteral("f: element 2 (byte %1): not valid JSON").arg(one.size() + 2);
         QTest::newRow("too deep") << QByteArray("[{\"x\": " + QByteArray(100, '[') + QByteArray(100, ']') + "}]")
@@ -232,6 +227,27 @@ private slots:
         QTest::newRow("empty array") << QByteArray(" [ \n ] \n") << QStringLiteral("f: no conversations in the file");
         QTest::newRow("unclosed empty array") << QByteArray("[") << QStringLiteral("f: the file ends before");
     }
+    // What the published ShareGPT file holds besides human/gpt pairs: other
+    // speakers, "user" for the human, empty and human-less conversations.
+    void publishedQuirksAreReadAndSkipsCounted()
+    {
+        const QByteArray bytes
+            = "[{\"id\": \"a\", \"conversations\": []},\n"
+              " {\"id\": \"b\", \"conversations\": [{\"from\": \"gpt\", \"value\": \"hi\"}]},\n"
+              " {\"id\": \"c\", \"conversations\": [{\"from\": \"user\", \"value\": \"q1\"},\n"
+              "   {\"from\": \"bing\", \"value\": \"r1\"}, {\"from\": \"human\", \"value\": \"q2\"},\n"
+              "   {\"from\": \"chatgpt\", \"value\": \"r2\"}]}]";
+        const auto parsed = parseAtEverySize(bytes, Format::ShareGpt);
+        QVERIFY2(std::holds_alternative<PromptDataset>(parsed), qPrintable(errorOf(parsed)));
+        const PromptDataset& d = std::get<PromptDataset>(parsed);
+        QCOMPARE(d.conversationCount(), std::size_t(1));
+        QCOMPARE(d.skippedConversations, 2);
+        const Conversation c = d.conversation(0);
+        QCOMPARE(c.userTurns.size(), std::size_t(2));
+        QCOMPARE(c.userTurns[0], QByteArray("q1"));
+        QCOMPARE(c.userTurns[1], QByteArray("q2"));
+    }
+
     void badArraysAreRefusedWithElementAndByte()
     {
         QFETCH(QByteArray, bytes);

@@ -144,8 +144,12 @@ private slots:
                               << false
                               << QStringLiteral("line 2: messages[0].role: expected \"system\", \"user\" or "
                                                 "\"assistant\", got \"tool\"");
+        // ShareGPT as published: a conversation without a human turn is skipped (and counted).
         QTest::newRow("no user turn") << QByteArray("{\"conversations\":[{\"from\":\"gpt\",\"value\":\"x\"}]}") << true
-                                      << QStringLiteral("line 1: the conversation has no \"human\" turn");
+                                      << QStringLiteral("no conversations");
+        QTest::newRow("openai no user turn")
+            << QByteArray("{\"messages\":[{\"role\":\"assistant\",\"content\":\"x\"}]}") << false
+            << QStringLiteral("line 1: the conversation has no \"user\" turn");
         QTest::newRow("sharegpt key") << QByteArray("{\"conversations\":[{\"from\":\"human\",\"text\":\"x\"}]}") << true
                                       << QStringLiteral("line 1: conversations[0].value: expected a string");
         QTest::newRow("empty") << QByteArray("\n\n") << false << QStringLiteral("no conversations");
