@@ -84,7 +84,7 @@ QString configLegend(const nlohmann::json& config)
 
 // A sweep arm's table: one row per step and configuration, from the steps'
 // own entries (ratios against the baseline at the same step), labelled
-// "CONFIG @ STEP" in step order.
+// "CONFIG · STEP" in step order.
 nlohmann::json sweepStepsTable(const nlohmann::json& compare, const nlohmann::json& sweepArm)
 {
     nlohmann::json rows = nlohmann::json::array();
@@ -93,10 +93,12 @@ nlohmann::json sweepStepsTable(const nlohmann::json& compare, const nlohmann::js
         if (step.value("sweep_arm", std::string()) != name)
             continue;
         const std::string stepName = step.value("arm", std::string());
-        const std::string stepLabel = stepName.substr(std::min(stepName.find('@'), stepName.size()));
-        for (nlohmann::json row : step.value("configs", nlohmann::json::array())) {
+        const nlohmann::json configs = step.value("configs", nlohmann::json::array());
+        for (nlohmann::json row : configs) {
+            // One configuration per step has no ratio to show: its values, unlabelled.
             row["baseline_row"] = row.value("config", std::string()) == step.value("baseline", std::string());
-            row["config"] = row.value("config", std::string()) + " " + stepLabel;
+            row["plain_row"] = configs.size() == 1;
+            row["config"] = row.value("config", std::string()) + " · " + stepName;
             rows.push_back(std::move(row));
         }
     }
@@ -140,8 +142,12 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     top->addWidget(m_metric);
     top->addStretch(1);
     top->addWidget(allowDifferent);
+    // The export controls get a row of their own: in one row with the choices
+    // they made the page too wide for the editor beside it at 1280 px.
+    auto* exportRow = new QHBoxLayout;
+    exportRow->addStretch(1);
     for (QWidget* control : exportControls)
-        top->addWidget(control);
+        exportRow->addWidget(control);
 
     m_warning->setStyleSheet(QStringLiteral("color: #c87800;"));
     m_warning->setWordWrap(true);
@@ -168,6 +174,7 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
+    layout->addLayout(exportRow);
     layout->addWidget(m_warning);
     layout->addWidget(m_why);
     layout->addWidget(split, 1);

@@ -11,6 +11,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
@@ -39,7 +40,9 @@ double percentileOf(const PercentileSummary& s, int i)
 
 QString configOfRun(const QString& run)
 {
-    return run.section(QLatin1Char('/'), 0, 0);
+    // CONFIG/ARM...; an ad-hoc run is named by its label alone, and its steered segments LABEL~cN.
+    const QString config = run.section(QLatin1Char('/'), 0, 0);
+    return run.contains(QLatin1Char('/')) ? config : config.section(QLatin1Char('~'), 0, 0);
 }
 
 LivePage::LivePage(QWidget* parent)
@@ -99,7 +102,7 @@ LivePage::LivePage(QWidget* parent)
         { "throughput", tr("Throughput (last 10 s)"), tr("requests/s") },
         { "server", tr("Server queue (scraped)"), tr("requests") },
         { "errors", tr("Errors by reason (cumulative)"), tr("requests") },
-        { "gpu", tr("GPU (nvidia-smi)"), tr("utilization, memory used (%)") },
+        { "gpu", tr("GPU (nvidia-smi)"), tr("util., memory (%)") },
         { "drift", tr("Drift: probes changed so far"), tr("probes") },
     };
     int i = 0;
@@ -121,11 +124,19 @@ LivePage::LivePage(QWidget* parent)
     m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used (%)"));
     m_charts[QStringLiteral("gpu")]->setRightAxisLabel(tr("power (W)"));
 
+    // The charts scroll once the GPU, drift and knee rows no longer fit (at
+    // 1280x800), instead of making the window taller than the screen.
+    auto* gridArea = new QWidget(this);
+    gridArea->setLayout(grid);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(gridArea);
     auto* chartsArea = new QWidget(this);
     auto* chartsLayout = new QVBoxLayout(chartsArea);
     chartsLayout->setContentsMargins(0, 0, 0, 0);
     chartsLayout->addLayout(top);
-    chartsLayout->addLayout(grid, 1);
+    chartsLayout->addWidget(scroll, 1);
 
     m_runTable->setModel(m_runs);
     m_runTable->setItemDelegateForColumn(RunListModel::ProgressColumn, new ProgressDelegate(m_runTable));
@@ -208,7 +219,8 @@ void LivePage::runStarted(const QString& run)
         return;
     m_offsets.insert(run, m_nextOffset);
     const QColor color = colorOf(configOfRun(run));
-    const QString arm = run.section(QLatin1Char('/'), 1); // the colour already says which configuration
+    // The colour already says which configuration; an ad-hoc run has no arm part.
+    const QString arm = run.contains(QLatin1Char('/')) ? run.section(QLatin1Char('/'), 1) : run;
     // Sweep steps (ARM@VALUE) and repeats (ARM#N) of one arm share its label:
     // only the first is named, so a many-step sweep does not stack its labels.
     const QString base

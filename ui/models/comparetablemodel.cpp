@@ -34,6 +34,7 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
     const nlohmann::json& config = m_arm["configs"][std::size_t(index.row())];
     // A sweep's step rows say which is their step's baseline (comparepage.cpp).
     const bool isBaseline = config.value("baseline_row", config["config"] == m_arm["baseline"]);
+    const bool plain = config.value("plain_row", false); // values only, no baseline label
     const int column = index.column();
     const CompareColumn* metric = column >= 1 && column <= kMetricColumns ? &kCompareColumns[column - 1] : nullptr;
     const bool significant = metric && metric->stat && !isBaseline && config.contains("significant")
@@ -42,7 +43,7 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         if (column == 0)
             return QString::fromStdString(config["config"].get<std::string>())
-                + (isBaseline ? tr(" (baseline)") : QString())
+                + (isBaseline && !plain ? tr(" (baseline)") : QString())
                 + (config.value("gentle", false) ? tr(" ⚠ gentle") : QString())
                 + (config.value("workload_differs", false) ? tr(" ⚠ different workload") : QString())
                 + (config.value("summary_only", false) ? tr(" · summary only") : QString());
@@ -57,7 +58,7 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
         if (significant || (column == 0 && isBaseline)) {
             QFont font;
             font.setBold(significant);
-            font.setItalic(column == 0 && isBaseline);
+            font.setItalic(column == 0 && isBaseline && !plain);
             return font;
         }
         return {};
