@@ -11,6 +11,7 @@
 
 namespace ks {
 
+class DcgmSampler;
 class GpuSampler;
 struct GpuSample;
 
@@ -22,8 +23,9 @@ GpuGauges gpuGaugesOf(const nlohmann::json& gpus);
 GpuGauges gpuGaugesOfSample(const GpuSample& sample);
 
 /// The GPUs during one arm: samples nvidia-smi while the arm runs (when it is
-/// there, or $KNOBSCOPE_NVIDIA_SMI names a stand-in) and sums them up for the
-/// arm's summary. A machine without nvidia-smi is asked once per experiment.
+/// there, or $KNOBSCOPE_NVIDIA_SMI names a stand-in), or a DCGM exporter when
+/// $KNOBSCOPE_DCGM_URL names one, and sums them up for the arm's summary. A
+/// machine without either is asked once per experiment.
 class GpuTelemetry : public QObject {
     Q_OBJECT
 public:
@@ -46,6 +48,7 @@ private:
     void onSample(const GpuSample& sample);
 
     std::unique_ptr<GpuSampler> m_sampler;
+    std::unique_ptr<DcgmSampler> m_dcgm;
     bool m_unavailable = false;
     bool m_problemTold = false;
     int m_samples = 0;

@@ -12,10 +12,12 @@
 
 #include "common/freeport.h"
 
+#include <QFile>
 #include <QGuiApplication>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTcpSocket>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
@@ -140,6 +142,54 @@ private slots:
         QCOMPARE(file.runs.size(), std::size_t(1));
         QCOMPARE(file.runs[0].summary.value("status", std::string()), std::string("stopped"));
         QVERIFY(file.runs[0].requests.size() < 100000);
+    }
+
+    // Steering from the window, and the GPU row fed by an nvidia-smi stand-in:
+    // the running arm goes on as a segment, its snapshots reach the Live page,
+    // and the GPU chart draws the stand-in's numbers.
+    void steeringAndGpuTelemetryReachTheLivePage()
+    {
+        QTemporaryDir dir;
+        const QString smi = dir.filePath(QStringLiteral("nvidia-smi"));
+        QFile script(smi);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write("#!/bin/sh\ncase \"$*\" in\n*utilization.gpu*) printf '0, 73, 40000, 80000, 301.5\\n' ;;\n"
+                     "*) printf 'NVIDIA H200, 550.54.15, 143771\\n' ;;\nesac\n");
+        script.close();
+        script.setPermissions(script.permissions() | QFileDevice::ExeOwner);
+        qputenv("KNOBSCOPE_NVIDIA_SMI", smi.toLocal8Bit());
+
+        MainWindow window;
+        window.show();
+        QString error;
+        QVERIFY(window.document()->load(QByteArray::fromStdString(shortSpec(100000).dump()), &error));
+        QStringList runs;
+        connect(window.controller(), &RunController::snapshotReady, this, [&runs](const QString& run) {
+            if (!runs.contains(run))
+                runs << run;
+        });
+        QSignalSpy answered(window.controller(), &RunController::steerAnswered);
+        QSignalSpy ended(&window, &MainWindow::runEnded);
+        window.run();
+        QTRY_VERIFY_WITH_TIMEOUT(runs.contains(QStringLiteral("mns4/burst")), 30000);
+        emit window.livePage()->steerRequested(12); // what the Steer button sends
+        QVERIFY(answered.wait(10000));
+        QCOMPARE(answered.first().at(1).toString(), QString());
+        QTRY_VERIFY_WITH_TIMEOUT(runs.contains(QStringLiteral("mns4/burst~c12")), 30000);
+        const TimeSeriesPlot* gpu = window.livePage()->chart(QStringLiteral("gpu"));
+        QTRY_VERIFY_WITH_TIMEOUT(!gpu->points(QStringLiteral("mns4/util")).isEmpty(), 30000);
+        QVERIFY(gpu->isVisible());
+        QCOMPARE(gpu->points(QStringLiteral("mns4/util")).back().y(), 73.0);
+        QCOMPARE(gpu->points(QStringLiteral("mns4/mem")).back().y(), 50.0);
+        QCOMPARE(gpu->points(QStringLiteral("mns4/power")).back().y(), 301.5);
+        window.stop();
+        QVERIFY(ended.wait(30000));
+        qunsetenv("KNOBSCOPE_NVIDIA_SMI");
+        RunFile file;
+        QVERIFY(readRunFile(window.runFilePath(), &file, &error));
+        QCOMPARE(file.runs.size(), std::size_t(2));
+        QCOMPARE(file.runs[1].run, QStringLiteral("mns4/burst~c12"));
+        QCOMPARE(file.runs[1].info["control"]["value"].get<int>(), 12);
     }
 
     // Closing the window while the server is still starting (it never becomes
