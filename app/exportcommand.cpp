@@ -6,6 +6,7 @@
 #include "charts/barchart.h"
 #include "comparepage.h"
 #include "driftpage.h"
+#include "liveexport.h"
 #include "runfileloader.h"
 
 #include <QApplication>
@@ -31,15 +32,18 @@ int exportMain(int argc, char** argv)
     parser.addOption({ QStringLiteral("chart"),
         QStringLiteral("ttft, tpot, itl, e2e, throughput (grouped bars), cdf-ttft, cdf-tpot, cdf-itl, cdf-e2e, "
                        "knee (a sweep arm: latency against achieved load, SLO and capacity), or drift (probe changes "
-                       "per configuration)."),
+                       "per configuration), or live-ttft, live-tpot, live-itl, live-throughput, live-server, "
+                       "live-errors, live-gpu, live-drift (the Live page's chart over experiment time, as a replay "
+                       "draws it)."),
         QStringLiteral("CHART") });
     parser.addOption({ QStringLiteral("format"), QStringLiteral("png, svg or pdf (default: from --out)."),
         QStringLiteral("FORMAT") });
     parser.addOption({ QStringLiteral("out"), QStringLiteral("Output file."), QStringLiteral("FILE") });
     parser.addOption(
         { QStringLiteral("arm"), QStringLiteral("Arm to chart (default: the first)."), QStringLiteral("ARM") });
-    parser.addOption(
-        { QStringLiteral("baseline"), QStringLiteral("Baseline configuration."), QStringLiteral("LABEL") });
+    parser.addOption({ QStringLiteral("baseline"),
+        QStringLiteral("Baseline configuration; with a live-* chart, a run file drawn faded beneath instead."),
+        QStringLiteral("LABEL|FILE") });
     parser.addOption({ QStringLiteral("size"), QStringLiteral("Width x height (default 1200x750)."),
         QStringLiteral("WxH"), QStringLiteral("1200x750") });
     parser.addOption({ QStringLiteral("table"), QStringLiteral("Write the comparison table (.csv or .md) instead."),
@@ -77,6 +81,23 @@ int exportMain(int argc, char** argv)
         const QString format = parser.value(QStringLiteral("format"));
         if (!format.isEmpty() && QFileInfo(out).suffix().compare(format, Qt::CaseInsensitive) != 0)
             out += QLatin1Char('.') + format.toLower(); // the format decides the file type
+    }
+
+    if (wantsChart && chart.startsWith(QLatin1String("live-"))) {
+        // The Live page's chart, with a baseline run file beneath it: a replay, not a comparison.
+        if (parser.isSet(QStringLiteral("table")) || parser.isSet(QStringLiteral("report")) || wantsHtml) {
+            std::fputs(
+                "knobscope export: a live-* chart is written on its own (no --table, --report or --html)\n", stderr);
+            return 2;
+        }
+        QString error;
+        if (!ks::exportLiveChart(
+                positional[1], chart.mid(5), parser.value(QStringLiteral("baseline")), out, size, &error)) {
+            std::fprintf(stderr, "knobscope export: %s\n", qPrintable(error));
+            return 2;
+        }
+        std::fprintf(stderr, "knobscope export: wrote %s\n", qPrintable(out));
+        return 0;
     }
 
     ks::RunFileLoader loader;

@@ -83,6 +83,9 @@ int guiMain(int argc, char** argv)
         QStringLiteral("Save a screenshot of PAGE (live|compare|drift|log) WHEN seconds after start or at 'end' of "
                        "the run, then quit after the last one. Repeatable."),
         QStringLiteral("PAGE:WHEN:FILE") });
+    parser.addOption({ QStringLiteral("baseline"),
+        QStringLiteral("A saved run file drawn faded under the Live charts (the Live page's Baseline menu)."),
+        QStringLiteral("FILE") });
     parser.addOption({ QStringLiteral("size"), QStringLiteral("Window size, e.g. 1280x800."), QStringLiteral("WxH") });
     parser.process(app);
 
@@ -142,10 +145,30 @@ int guiMain(int argc, char** argv)
             });
         });
     }
-    if (!runFile.isEmpty())
-        QTimer::singleShot(0, window.get(), [w = window.get(), runFile] { w->openRunFile(runFile); });
-    else if (parser.isSet(QStringLiteral("run")))
-        QTimer::singleShot(200, window.get(), [w = window.get()] { w->run(); });
+    // With a baseline, the run or replay starts once it is read, so it is drawn from the first arm.
+    auto start = [w = window.get(), runFile, autoRun = parser.isSet(QStringLiteral("run"))] {
+        if (!runFile.isEmpty())
+            w->openRunFile(runFile);
+        else if (autoRun)
+            QTimer::singleShot(200, w, [w] { w->run(); });
+    };
+    if (const QString baseline = parser.value(QStringLiteral("baseline")); !baseline.isEmpty()) {
+        if (!QFileInfo::exists(baseline)) {
+            std::fprintf(stderr, "knobscope: no such baseline file: %s\n", qPrintable(baseline));
+            return 2;
+        }
+        QObject::connect(
+            window.get(), &ks::MainWindow::baselineChanged, window.get(),
+            [start](const QString& path, const QString& error) {
+                if (!error.isEmpty())
+                    std::fprintf(stderr, "knobscope: baseline %s not used: %s\n", qPrintable(path), qPrintable(error));
+                start();
+            },
+            Qt::SingleShotConnection);
+        QTimer::singleShot(0, window.get(), [w = window.get(), baseline] { w->setBaselineFile(baseline); });
+    } else {
+        QTimer::singleShot(0, window.get(), start);
+    }
     if (!atEnd.empty() && !runFile.isEmpty())
         QObject::connect(window.get(), &ks::MainWindow::replayEnded, window.get(), &ks::MainWindow::runEnded);
     return app.exec();

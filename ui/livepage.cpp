@@ -4,39 +4,28 @@
 #include "charts/palette.h"
 #include "charts/timeseriesplot.h"
 #include "models/runlistmodel.h"
+#include "percentilestyle.h"
 #include "progressdelegate.h"
 
 #include <QCheckBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <tuple>
 
 namespace ks {
-
-namespace {
-
-struct PercentileStyle {
-    const char* name;
-    Qt::PenStyle pen;
-    double width;
-};
-const PercentileStyle kPercentiles[]
-    = { { "p50", Qt::SolidLine, 2.0 }, { "p95", Qt::DashLine, 1.4 }, { "p99", Qt::DotLine, 1.4 } };
-
-double percentileOf(const PercentileSummary& s, int i)
-{
-    return i == 0 ? s.p50 : i == 1 ? s.p95 : s.p99;
-}
-
-} // namespace
 
 QString configOfRun(const QString& run)
 {
@@ -52,6 +41,8 @@ LivePage::LivePage(QWidget* parent)
     , m_cumulativeBox(new QCheckBox(tr("&Cumulative"), this))
     , m_steer(new QSpinBox(this))
     , m_steerButton(new QPushButton(tr("S&teer"), this))
+    , m_baselineButton(new QToolButton(this))
+    , m_baselineMenu(new QMenu(this))
     , m_runs(new RunListModel(this))
     , m_runTable(new QTableView(this))
 {
@@ -84,6 +75,14 @@ LivePage::LivePage(QWidget* parent)
     top->addWidget(m_steer);
     top->addWidget(m_steerButton);
     setSteerable(false, 1, tr("No arm is running"));
+    m_baselineButton->setText(tr("Basel&ine"));
+    m_baselineButton->setPopupMode(QToolButton::InstantPopup);
+    m_baselineButton->setMenu(m_baselineMenu);
+    m_baselineButton->setToolTip(tr("Draw a saved run faded under the charts, each of its arms aligned at the start "
+                                    "of the live arm of the same name (else the same arm, else the same position), "
+                                    "with live/baseline ratios in the run table"));
+    top->addWidget(m_baselineButton);
+    rebuildBaselineMenu();
     auto* reset = new QPushButton(tr("Reset &zoom"), this);
     reset->setToolTip(tr("Show all data again (Ctrl+0; double-click a chart)"));
     connect(reset, &QPushButton::clicked, this, &LivePage::resetZoom);
@@ -143,6 +142,7 @@ LivePage::LivePage(QWidget* parent)
     m_runTable->horizontalHeader()->setSectionResizeMode(RunListModel::StatusColumn, QHeaderView::Stretch);
     m_runTable->horizontalHeader()->resizeSection(RunListModel::RunColumn, 170);
     m_runTable->horizontalHeader()->resizeSection(RunListModel::ProgressColumn, 150);
+    m_runTable->horizontalHeader()->resizeSection(RunListModel::BaselineColumn, 190);
     m_runTable->verticalHeader()->hide();
     m_runTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_runTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -179,6 +179,9 @@ void LivePage::clear()
     m_lastFamily.clear();
     m_lastLabelledRun.clear();
     m_pendingSegments.clear();
+    m_lastSnapshots.clear();
+    m_finishedRuns.clear();
+    m_armStarts.clear(); // the baseline stays: it is drawn again as the next run's arms start
     m_colors.clear();
     m_configs.clear();
     m_nextOffset = 0;
@@ -208,6 +211,8 @@ void LivePage::updateLegend()
                     .arg(m_colors.value(config).name(), config.toHtmlEscaped());
     if (m_configs.isEmpty())
         html = tr("No run yet: press Run (Ctrl+R). ");
+    if (m_baseline)
+        html += tr("<span style='color:gray'>&#9632;</span>&nbsp;faded:&nbsp;baseline&nbsp;&nbsp; ");
     html += tr("&nbsp;&nbsp;<b>━</b> p50 &nbsp;<b>╍</b> p95 &nbsp;<b>┈</b> p99 &nbsp;(%1)")
                 .arg(m_cumulative ? tr("cumulative") : tr("last 10 s"));
     m_legend->setText(html);
@@ -243,14 +248,20 @@ void LivePage::runStarted(const QString& run)
     for (TimeSeriesPlot* chart : std::as_const(m_charts))
         chart->addBoundary(m_nextOffset, continues ? QString() : (arm.isEmpty() ? run : arm), color, row);
     m_runs->runStarted(run);
+    m_armStarts.push_back({ run, m_nextOffset });
+    drawBaselineArm(int(m_armStarts.size()) - 1);
 }
 
 void LivePage::addPercentiles(
     const QString& chart, const QString& config, const QString& suffix, const PercentileSummary& s, double x)
 {
-    if (s.count == 0)
-        return; // no completions in the window: a gap, not a zero
     TimeSeriesPlot* plot = m_charts.value(chart);
+    if (s.count == 0) { // no completions in the window: a gap in the line, neither a zero nor a slope across it
+        for (int i = 0; i < 3; ++i)
+            plot->append(
+                QStringLiteral("%1/%2/%3").arg(config, QLatin1String(kPercentiles[i].name), suffix), x, qQNaN());
+        return;
+    }
     const QColor color = colorOf(config);
     for (int i = 0; i < 3; ++i) {
         const QString key = QStringLiteral("%1/%2/%3").arg(config, QLatin1String(kPercentiles[i].name), suffix);
@@ -344,6 +355,8 @@ void LivePage::addSnapshot(const QString& run, const RunSnapshot& s)
     }
     if (s.ttftMs.count > 0)
         m_runs->updateTtft(run, s.ttftMs.p50);
+    m_lastSnapshots.insert(run, s);
+    updateBaselineRatio(run, s);
     applySeriesVisibility();
 }
 
@@ -361,6 +374,8 @@ void LivePage::runFinished(const QString& run, const nlohmann::json& summary)
     if (summary.value("status", std::string()) == "server_exited")
         m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("server exited"), row);
     addKneePoint(summary);
+    m_finishedRuns.insert(run, summary);
+    updateBaselineRatioAtEnd(run, summary);
 }
 
 void LivePage::addKneePoint(const nlohmann::json& summary)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "baseline.h"
 #include "metrics/aggregator.h"
 
 #include <QHash>
@@ -10,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 class QCheckBox;
+class QMenu;
 class QPushButton;
+class QToolButton;
 class QSpinBox;
 class QLabel;
 class QTableView;
@@ -38,6 +41,13 @@ public:
     /// The steering control (Live page, "Steer"): enabled for a running plain
     /// concurrency arm at its current setting, else disabled saying why.
     void setSteerable(bool steerable, int concurrency, const QString& why = {});
+    /// Draws `baseline` faded under the charts, each of its arms aligned at the
+    /// start of the live arm it matches (Baseline::match), and adds the live/baseline
+    /// ratio to the run table; nullptr removes it.
+    void setBaseline(std::shared_ptr<const Baseline> baseline);
+    const Baseline* baseline() const { return m_baseline.get(); }
+    /// A run file of this session the Baseline menu offers.
+    void addBaselineCandidate(const QString& path);
     void setCumulative(bool cumulative);
     bool isCumulative() const { return m_cumulative; }
     void resetZoom();
@@ -55,6 +65,8 @@ signals:
     void cumulativeToggled(bool cumulative);
     /// The user asked the running arm to go on at `concurrency` streams.
     void steerRequested(int concurrency);
+    /// The user picked a baseline file (empty: no baseline).
+    void baselineRequested(const QString& path);
 
 private:
     QColor colorOf(const QString& config);
@@ -64,6 +76,11 @@ private:
     void updateLegend();
     void addKneePoint(const nlohmann::json& summary);
     void applySeriesVisibility();
+    void drawBaselineArms();
+    void drawBaselineArm(int index);
+    void updateBaselineRatio(const QString& run, const RunSnapshot& s);
+    void updateBaselineRatioAtEnd(const QString& run, const nlohmann::json& summary);
+    void rebuildBaselineMenu();
 
     QHash<QString, TimeSeriesPlot*> m_charts;
     QHash<QString, double> m_offsets; ///< run -> experiment time at its start
@@ -79,6 +96,18 @@ private:
     QCheckBox* m_cumulativeBox;
     QSpinBox* m_steer;
     QPushButton* m_steerButton;
+    std::shared_ptr<const Baseline> m_baseline;
+    struct ArmStart {
+        QString run;
+        double offset;
+    };
+    std::vector<ArmStart> m_armStarts; ///< live arms (not steered segments) in start order
+    QHash<QString, RunSnapshot> m_lastSnapshots;
+    QHash<QString, nlohmann::json> m_finishedRuns; ///< run -> its summary, once finished (exact ratios) ///< run -> its
+                                                   ///< latest snapshot (ratios for a baseline picked later)
+    QToolButton* m_baselineButton;
+    QMenu* m_baselineMenu;
+    QStringList m_baselineCandidates;
     QSet<QString> m_pendingSegments; ///< steered segments whose boundary waits for their first point
     RunListModel* m_runs;
     QTableView* m_runTable;

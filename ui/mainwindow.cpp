@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "baseline.h"
 #include "comparepage.h"
 #include "datalocations.h"
 #include "driftpage.h"
@@ -54,6 +55,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_pages(new QTabWidget(this))
     , m_splitter(new QSplitter(Qt::Horizontal, this))
     , m_status(new QLabel(this))
+    , m_baselineLoader(new BaselineLoader(this))
 {
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(20000);
@@ -93,6 +95,7 @@ MainWindow::MainWindow(QWidget* parent)
         m_loader->show(m_liveFile, m_runFile); // Compare and Drift follow the experiment arm by arm
     });
     connect(m_document, &ExperimentDocument::changed, this, &MainWindow::updateTitle);
+    connectBaseline();
     m_live->setCumulative(m_settings->chartsCumulative());
     connect(m_live, &LivePage::cumulativeToggled, m_settings, &Settings::setChartsCumulative);
 
@@ -354,6 +357,8 @@ void MainWindow::onFinished(const QString& message)
     log(message.isEmpty() ? done : done + QStringLiteral(":\n") + message);
     if (!m_liveFile || m_liveFile->runs.empty())
         m_loader->load(m_runFile); // nothing was recorded: the file says why (or that it is empty)
+    else
+        m_live->addBaselineCandidate(m_runFile); // a baseline for the next run
     emit runEnded(message);
     if (m_closeWhenStopped)
         close();

@@ -16,6 +16,7 @@ class QTabWidget;
 
 namespace ks {
 
+class BaselineLoader;
 class ComparePage;
 class DriftPage;
 class ExperimentDocument;
@@ -55,6 +56,8 @@ public:
     void openRunFile(const QString& path);
     /// Compares the open run file with another one (Compare and Drift; the Live page keeps the first).
     void compareWith(const QString& otherPath);
+    /// Reads `path` as the Live page's baseline (empty: none); baselineChanged() says when it is drawn.
+    void setBaselineFile(const QString& path);
 
     LivePage* livePage() const { return m_live; }
     ExperimentDocument* document() const { return m_document; }
@@ -67,6 +70,8 @@ public:
 signals:
     void runEnded(const QString& message);
     void replayEnded(const QString& message);
+    /// A baseline was read and drawn (`error` empty), or could not be used.
+    void baselineChanged(const QString& path, const QString& error);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -78,6 +83,7 @@ protected:
 private:
     /// Live and replayed runs reach the pages through the same slots.
     void connectFeed(RunFeed* feed);
+    void connectBaseline();
     void newExperiment();
     /// Saves in place, or asks for a name when the spec is new, bundled or a template.
     void save();
@@ -112,6 +118,7 @@ private:
     QSplitter* m_splitter;
     QLabel* m_status;
     MainMenus* m_menus = nullptr;
+    BaselineLoader* m_baselineLoader;
     QString m_specPath;
     QString m_runFile;
     /// The experiment running now, as far as it got: what the runner wrote,

@@ -5,11 +5,14 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace ks {
 
 TimeSeriesPlot::TimeSeriesPlot(const QString& title, const QString& yLabel, QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
+    , m_title(title)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -70,6 +73,33 @@ void TimeSeriesPlot::setSeriesVisible(const QString& key, bool visible)
     if (QCPGraph* graph = m_graphs.value(key); graph && graph->visible() != visible) {
         graph->setVisible(visible);
         m_dirty = true;
+    }
+}
+
+void TimeSeriesPlot::setSeriesBehind(const QString& key)
+{
+    if (QCPGraph* graph = m_graphs.value(key))
+        graph->setLayer(QStringLiteral("background"));
+}
+
+void TimeSeriesPlot::truncateSeries(const QString& key, double x)
+{
+    if (QCPGraph* graph = m_graphs.value(key)) {
+        graph->data()->removeAfter(x - 1e-9); // removeAfter keeps the key itself
+        m_dirty = true;
+    }
+}
+
+void TimeSeriesPlot::removeSeries(const QString& prefix)
+{
+    for (auto it = m_graphs.begin(); it != m_graphs.end();) {
+        if (it.key().startsWith(prefix)) {
+            m_plot->removeGraph(it.value());
+            it = m_graphs.erase(it);
+            m_dirty = true;
+        } else {
+            ++it;
+        }
     }
 }
 
@@ -143,15 +173,19 @@ void TimeSeriesPlot::replot()
     if (!m_dirty || !isVisible())
         return;
     m_dirty = false;
-    if (!m_userZoomed) {
-        m_plot->rescaleAxes(true); // visible series only
-        m_plot->xAxis->setRangeLower(std::min(0.0, m_plot->xAxis->range().lower)); // keep the first arm's marker
-        for (QCPAxis* axis : { m_plot->yAxis, m_plot->yAxis2 }) {
-            QCPRange r = axis->range();
-            axis->setRange(0, r.upper > 0 ? r.upper * 1.08 : 1); // latency and counts start at zero
-        }
-    }
+    if (!m_userZoomed)
+        fitToData();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimeSeriesPlot::fitToData()
+{
+    m_plot->rescaleAxes(true); // visible series only
+    m_plot->xAxis->setRangeLower(std::min(0.0, m_plot->xAxis->range().lower)); // keep the first arm's marker
+    for (QCPAxis* axis : { m_plot->yAxis, m_plot->yAxis2 }) {
+        QCPRange r = axis->range();
+        axis->setRange(0, r.upper > 0 ? r.upper * 1.08 : 1); // latency and counts start at zero
+    }
 }
 
 void TimeSeriesPlot::resetZoom()
@@ -166,7 +200,8 @@ QVector<QPointF> TimeSeriesPlot::points(const QString& key) const
     QVector<QPointF> out;
     if (const QCPGraph* graph = m_graphs.value(key)) {
         for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
-            out.push_back({ it->key, it->value });
+            if (!std::isnan(it->value)) // NaN: a gap in the line (a window without completions)
+                out.push_back({ it->key, it->value });
     }
     return out;
 }
@@ -206,8 +241,14 @@ void TimeSeriesPlot::renderTo(QPaintDevice* device, const QSize& size)
     QCPPainter painter(device);
     painter.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Base));
     const bool legend = m_plot->legend->visible();
-    m_plot->legend->setVisible(true); // an exported chart explains its own lines
+    m_plot->legend->setVisible(true); // an exported chart explains its own lines, only those it draws
+    QList<QCPGraph*> hidden;
+    for (QCPGraph* graph : std::as_const(m_graphs))
+        if (!graph->visible() && graph->removeFromLegend())
+            hidden << graph;
     m_plot->toPainter(&painter, size.width(), size.height());
+    for (QCPGraph* graph : std::as_const(hidden))
+        graph->addToLegend();
     m_plot->legend->setVisible(legend);
 }
 

@@ -28,6 +28,12 @@ public:
     void append(const QString& key, double x, double y);
     void setRightAxisLabel(const QString& label);
     void setSeriesVisible(const QString& key, bool visible);
+    /// Draws the series under every other one and the grid (a faded baseline).
+    void setSeriesBehind(const QString& key);
+    /// Drops the points at or after `x` (a baseline arm that ran longer than its live arm).
+    void truncateSeries(const QString& key, double x);
+    /// Removes every series whose key starts with `prefix`.
+    void removeSeries(const QString& prefix);
     /// A dashed line at `x` with `label` at the top; `row` staggers labels of
     /// short arms so they do not overlap. An empty label draws a lighter dotted
     /// line without text (the steps of a sweep after its first).
@@ -36,9 +42,12 @@ public:
     void addNote(double x, const QString& text, int row = 0);
     void clear();
     void replot();
+    /// Scales the axes to the visible series, as replot() does on screen (export draws hidden charts).
+    void fitToData();
     void resetZoom();
+    QString title() const { return m_title; }
 
-    /// The points of one series, for tests and export.
+    /// The points of one series (not its gaps), for tests and export.
     QVector<QPointF> points(const QString& key) const;
     QStringList seriesKeys() const { return m_graphs.keys(); }
     QCustomPlot* plot() const { return m_plot; }
@@ -54,6 +63,7 @@ private:
     bool m_dirty = false;
     bool m_userZoomed = false;
     QCPTextElement* m_heading = nullptr;
+    QString m_title;
 };
 
 } // namespace ks

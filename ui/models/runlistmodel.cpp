@@ -33,6 +33,8 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
                                     : QString::number(row.done);
         case TtftColumn:
             return row.ttftP50 >= 0 ? QString::number(row.ttftP50, 'f', 1) : QString();
+        case BaselineColumn:
+            return row.baselineRatio;
         case StatusColumn:
             return warned ? row.status + QStringLiteral(": ") + row.warnings.join(QStringLiteral("; ")) : row.status;
         default:
@@ -41,6 +43,8 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
     case kProgressRole:
         return row.expected > 0 ? std::min(1000, row.done * 1000 / row.expected) : -1;
     case Qt::ToolTipRole:
+        if (index.column() == BaselineColumn && !row.baselineTip.isEmpty())
+            return row.baselineTip;
         if (index.column() == TtftColumn && !row.ttftSplit.isEmpty())
             return tr("TTFT split: %1").arg(row.ttftSplit);
         return index.column() == StatusColumn && warned ? row.warnings.join(QLatin1Char('\n')) : QVariant();
@@ -62,6 +66,8 @@ QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("Requests");
     case TtftColumn:
         return tr("TTFT p50 ms");
+    case BaselineColumn:
+        return tr("vs baseline (p50)");
     case StatusColumn:
         return tr("Status");
     default:
@@ -118,6 +124,26 @@ void RunListModel::updateTtft(const QString& run, double p50Ms)
         return;
     m_rows[std::size_t(row)].ttftP50 = p50Ms;
     changed(row);
+}
+
+void RunListModel::updateBaselineRatio(const QString& run, const QString& text, const QString& toolTip)
+{
+    const int row = rowOf(run);
+    if (row < 0)
+        return;
+    m_rows[std::size_t(row)].baselineRatio = text;
+    m_rows[std::size_t(row)].baselineTip = toolTip;
+    changed(row);
+}
+
+void RunListModel::clearBaselineRatios()
+{
+    for (Row& r : m_rows) {
+        r.baselineRatio.clear();
+        r.baselineTip.clear();
+    }
+    if (!m_rows.empty())
+        emit dataChanged(index(0, BaselineColumn), index(rowCount() - 1, BaselineColumn));
 }
 
 void RunListModel::runFinished(const QString& run, const nlohmann::json& summary)

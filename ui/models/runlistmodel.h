@@ -13,7 +13,7 @@ namespace ks {
 class RunListModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { RunColumn, ProgressColumn, TtftColumn, StatusColumn, ColumnCount };
+    enum Column { RunColumn, ProgressColumn, TtftColumn, BaselineColumn, StatusColumn, ColumnCount };
     static constexpr int kProgressRole = Qt::UserRole + 1; ///< 0..1000, or -1 when unknown
 
     using QAbstractTableModel::QAbstractTableModel;
@@ -27,6 +27,9 @@ public:
     void runStarted(const QString& run);
     void progressed(const QString& run, int done, int expected);
     void updateTtft(const QString& run, double p50Ms);
+    /// The run against the Live page's baseline ("TTFT 1.05× · TPOT 0.98×"), with how it was computed.
+    void updateBaselineRatio(const QString& run, const QString& text, const QString& toolTip);
+    void clearBaselineRatios();
     void runFinished(const QString& run, const nlohmann::json& summary);
     QStringList runs() const;
 
@@ -37,6 +40,7 @@ private:
         int expected = 0;
         double ttftP50 = -1;
         QString ttftSplit; ///< where TTFT went, when the summary knows (ttftSplitBrief)
+        QString baselineRatio, baselineTip;
         QString status = QStringLiteral("running");
         QStringList warnings;
     };

@@ -1,0 +1,100 @@
+#include "baseline.h"
+
+#include "run/replayfeed.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QFileInfo>
+#include <QTimer>
+
+namespace ks {
+
+namespace {
+
+QString armOfRun(const QString& run)
+{
+    const QString whole = run.section(QLatin1Char('~'), 0, 0);
+    return whole.contains(QLatin1Char('/')) ? whole.section(QLatin1Char('/'), 1) : whole;
+}
+
+} // namespace
+
+const RunSnapshot* Baseline::Arm::final() const
+{
+    for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it)
+        if (it->ttftMs.count > 0)
+            return &*it;
+    return nullptr;
+}
+
+const Baseline::Arm* Baseline::match(const QString& liveRun, int order) const
+{
+    const QString name = liveRun.section(QLatin1Char('~'), 0, 0);
+    for (const Arm& arm : arms)
+        if (arm.run == name)
+            return &arm;
+    const QString armPart = armOfRun(liveRun);
+    for (const Arm& arm : arms)
+        if (armOfRun(arm.run) == armPart)
+            return &arm;
+    return order >= 0 && order < int(arms.size()) ? &arms[std::size_t(order)] : nullptr;
+}
+
+const RunSnapshot* Baseline::finalFor(const QString& liveRun, int order) const
+{
+    if (const auto it = finals.constFind(liveRun); it != finals.cend())
+        return &*it;
+    const Arm* arm = match(liveRun, order);
+    return arm ? arm->final() : nullptr;
+}
+
+BaselineLoader::~BaselineLoader() = default;
+
+void BaselineLoader::load(const QString& path)
+{
+    if (m_feed) {
+        m_feed->disconnect(this);
+        m_feed->stop();
+        m_feed->deleteLater();
+        m_feed = nullptr;
+    }
+    if (!QFileInfo(path).isFile()) { // said after load() returns, as every other outcome is
+        QTimer::singleShot(0, this, [this, path] { emit failed(path, tr("no such file")); });
+        return;
+    }
+    m_reading = std::make_shared<Baseline>();
+    m_reading->path = path;
+    m_feed = new ReplayFeed(path, 0, this);
+    connect(m_feed, &ReplayFeed::snapshotReady, this, [this](const QString& run, const RunSnapshot& snapshot) {
+        const QString name = run.section(QLatin1Char('~'), 0, 0);
+        std::vector<Baseline::Arm>& arms = m_reading->arms;
+        if (arms.empty() || arms.back().run != name)
+            arms.push_back({ name, {} });
+        arms.back().snapshots.push_back(snapshot);
+        if (snapshot.ttftMs.count > 0)
+            m_reading->finals.insert(run, snapshot);
+    });
+    connect(m_feed, &ReplayFeed::runFinished, this, [this](const QString& run, const QByteArray& json) {
+        const nlohmann::json summary = nlohmann::json::parse(json.toStdString(), nullptr, false);
+        auto p50 = [&summary](const char* metric) {
+            const auto m = summary.is_object() ? summary.find(metric) : summary.end();
+            if (m == summary.end() || !m->is_object())
+                return -1.0;
+            const auto v = m->find("p50");
+            return v != m->end() && v->is_number() ? v->get<double>() : -1.0;
+        };
+        m_reading->summaries.insert(run, { p50("ttft_ms"), p50("tpot_ms") });
+    });
+    connect(m_feed, &ReplayFeed::finished, this, [this, path](const QString&) {
+        m_feed->deleteLater();
+        m_feed = nullptr;
+        std::shared_ptr<Baseline> done = std::move(m_reading);
+        if (done->arms.empty())
+            emit failed(path, tr("it holds no run with snapshots"));
+        else
+            emit loaded(std::move(done));
+    });
+    m_feed->start();
+}
+
+} // namespace ks

@@ -1,0 +1,79 @@
+#include "liveexport.h"
+
+#include "baseline.h"
+#include "charts/timeseriesplot.h"
+#include "livepage.h"
+#include "models/runlistmodel.h"
+#include "run/replayfeed.h"
+
+#include <QEventLoop>
+#include <QFileInfo>
+
+namespace ks {
+
+QStringList liveChartNames()
+{
+    return { QStringLiteral("ttft"), QStringLiteral("tpot"), QStringLiteral("itl"), QStringLiteral("throughput"),
+        QStringLiteral("server"), QStringLiteral("errors"), QStringLiteral("gpu"), QStringLiteral("drift") };
+}
+
+bool exportLiveChart(const QString& runFile, const QString& chart, const QString& baselineFile, const QString& out,
+    const QSize& size, QString* error)
+{
+    if (!liveChartNames().contains(chart)) {
+        *error
+            = QStringLiteral("no live chart '%1' (one of: %2)").arg(chart, liveChartNames().join(QLatin1String(", ")));
+        return false;
+    }
+    LivePage live;
+    QEventLoop wait;
+    if (!baselineFile.isEmpty()) {
+        BaselineLoader loader;
+        QString failure;
+        QObject::connect(&loader, &BaselineLoader::loaded, &wait, [&](std::shared_ptr<const Baseline> baseline) {
+            live.setBaseline(std::move(baseline));
+            wait.quit();
+        });
+        QObject::connect(&loader, &BaselineLoader::failed, &wait, [&](const QString&, const QString& why) {
+            failure = why;
+            wait.quit();
+        });
+        loader.load(baselineFile);
+        wait.exec();
+        if (!failure.isEmpty()) {
+            *error = QStringLiteral("baseline %1: %2").arg(baselineFile, failure);
+            return false;
+        }
+    }
+    if (!QFileInfo(runFile).isFile()) {
+        *error = QStringLiteral("no such file: %1").arg(runFile);
+        return false;
+    }
+    // The same events the dashboard's replay feeds to its Live page (MainWindow::connectFeed).
+    ReplayFeed feed(runFile, 0);
+    QObject::connect(&feed, &ReplayFeed::runStarted, &live, [&](const QString& run) { live.runStarted(run); });
+    QObject::connect(&feed, &ReplayFeed::snapshotReady, &live, &LivePage::addSnapshot);
+    QObject::connect(&feed, &ReplayFeed::runFinished, &live, [&](const QString& run, const QByteArray& json) {
+        const nlohmann::json summary = nlohmann::json::parse(json.toStdString(), nullptr, false);
+        if (!summary.is_discarded())
+            live.runFinished(run, summary);
+    });
+    QObject::connect(&feed, &ReplayFeed::finished, &wait, &QEventLoop::quit);
+    feed.start();
+    wait.exec();
+    if (live.runs()->rowCount() == 0) {
+        *error = QStringLiteral("%1 has no run to chart").arg(runFile);
+        return false;
+    }
+    TimeSeriesPlot* plot = live.chart(chart);
+    plot->fitToData();
+    plot->setExportTitle(
+        QStringLiteral("%1 · %2%3")
+            .arg(QFileInfo(runFile).fileName(), plot->title(),
+                baselineFile.isEmpty()
+                    ? QString()
+                    : QStringLiteral(" · baseline %1 (faded)").arg(QFileInfo(baselineFile).fileName())));
+    return exportChart(*plot, out, size, error);
+}
+
+} // namespace ks
