@@ -178,6 +178,7 @@ void LivePage::clear()
     m_labelRows.clear();
     m_lastFamily.clear();
     m_lastLabelledRun.clear();
+    m_labelledRuns.clear();
     m_pendingSegments.clear();
     m_lastSnapshots.clear();
     m_finishedRuns.clear();
@@ -241,12 +242,17 @@ void LivePage::runStarted(const QString& run)
         return;
     }
     m_lastFamily = family;
-    const int row = continues ? m_labelRows.value(m_lastLabelledRun) : m_labelRows.size() % 3;
-    if (!continues)
+    // Consecutive arm labels take turns over three rows, so two short arms never write over each other.
+    const int row = continues ? m_labelRows.value(m_lastLabelledRun) : int(m_labelledRuns.size()) % 3;
+    if (!continues) {
         m_lastLabelledRun = run;
+        m_labelledRuns.insert(run);
+    }
     m_labelRows.insert(run, row);
+    // A sweep is named once, by its arm: its steps follow as unlabelled marks.
+    const QString label = arm.isEmpty() ? run : arm.contains(QLatin1Char('@')) ? tr("%1 (sweep)").arg(base) : arm;
     for (TimeSeriesPlot* chart : std::as_const(m_charts))
-        chart->addBoundary(m_nextOffset, continues ? QString() : (arm.isEmpty() ? run : arm), color, row);
+        chart->addBoundary(m_nextOffset, continues ? QString() : label, color, row);
     m_runs->runStarted(run);
     m_armStarts.push_back({ run, m_nextOffset });
     drawBaselineArm(int(m_armStarts.size()) - 1);
@@ -369,7 +375,9 @@ void LivePage::runFinished(const QString& run, const nlohmann::json& summary)
 {
     m_runs->runFinished(run, summary);
     const int row = m_labelRows.value(run);
-    if (summary.value("gentle", false))
+    // Only at an arm's labelled start: the notes of a sweep's many short steps would stack into a band
+    // (the runs table gives every step's warning).
+    if (summary.value("gentle", false) && m_labelledRuns.contains(run))
         m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("gentle"), row);
     if (summary.value("status", std::string()) == "server_exited")
         m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("server exited"), row);

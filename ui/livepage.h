@@ -87,6 +87,7 @@ private:
     QHash<QString, int> m_labelRows; ///< run -> stagger row of its boundary label
     QString m_lastFamily; ///< CONFIG/ARM of the latest run, without sweep step or repeat
     QString m_lastLabelledRun;
+    QSet<QString> m_labelledRuns; ///< runs whose boundary carries their name (the first of each arm)
     QHash<QString, QColor> m_colors; ///< configuration -> colour, in first-seen order
     QStringList m_configs;
     double m_nextOffset = 0;

@@ -65,12 +65,14 @@ nlohmann::json sweepCompareEntry(const SweepRuns& sweep, const Slo& slo)
             values.insert(*point.value);
         byConfig[run->config].push_back(std::move(point));
     }
-    nlohmann::json capacity = nlohmann::json::object(), stop = nlohmann::json::object(),
-                   points = nlohmann::json::object();
+    nlohmann::json capacity = nlohmann::json::object(), achievedAt = nlohmann::json::object(),
+                   stop = nlohmann::json::object(), points = nlohmann::json::object();
     for (const QString& config : configs) {
         const std::vector<SweepPoint>& list = byConfig[config];
         const std::optional<double> c = sweepCapacity(list);
         capacity[config.toStdString()] = c ? nlohmann::json(*c) : nlohmann::json(nullptr);
+        const std::optional<double> achieved = c ? achievedAtCapacity(list, *c) : std::nullopt;
+        achievedAt[config.toStdString()] = achieved ? nlohmann::json(*achieved) : nlohmann::json(nullptr);
         nlohmann::json array = nlohmann::json::array();
         for (const SweepPoint& p : list) {
             auto value = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
@@ -90,8 +92,8 @@ nlohmann::json sweepCompareEntry(const SweepRuns& sweep, const Slo& slo)
         { "configs", nlohmann::json::array() },
         { "sweep",
             { { "over", sweep.over.toStdString() }, { "values", std::vector<double>(values.begin(), values.end()) },
-                { "capacity", capacity }, { "stop", stop }, { "points", points },
-                { "configs", nlohmann::json::array() } } } };
+                { "capacity", capacity }, { "capacity_achieved_req_per_s", achievedAt }, { "stop", stop },
+                { "points", points }, { "configs", nlohmann::json::array() } } } };
     for (const QString& config : configs)
         entry["sweep"]["configs"].push_back(config.toStdString());
     if (slo.any())
@@ -105,7 +107,6 @@ QString sweepCapacityLine(const nlohmann::json& arm)
     if (sweep == arm.end() || !sweep->is_object())
         return {};
     const bool rate = sweep->value("over", std::string("rate")) == "rate";
-    const QString unit = rate ? QStringLiteral(" req/s") : QStringLiteral(" in flight");
     QStringList bounds;
     const nlohmann::json slo = arm.value("slo", nlohmann::json::object());
     for (const auto& [key, label] : { std::pair { "ttft_ms", "TTFT" }, std::pair { "tpot_ms", "TPOT" } })
@@ -120,8 +121,12 @@ QString sweepCapacityLine(const nlohmann::json& arm)
         const std::string config = name.get<std::string>();
         const nlohmann::json c = sweep->value("capacity", nlohmann::json::object()).value(config, nlohmann::json());
         QString part = QString::fromStdString(config);
+        const nlohmann::json achieved
+            = sweep->value("capacity_achieved_req_per_s", nlohmann::json::object()).value(config, nlohmann::json());
         if (c.is_number())
-            part += QStringLiteral(" sustains %1%2").arg(c.get<double>(), 0, 'g', 6).arg(unit);
+            part += QStringLiteral(" sustains ")
+                + capacityText(c.get<double>(),
+                    achieved.is_number() ? std::optional<double>(achieved.get<double>()) : std::nullopt, rate);
         else
             part += QStringLiteral(" sustains none of its steps");
         if (first)

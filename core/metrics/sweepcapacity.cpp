@@ -101,4 +101,26 @@ std::optional<double> sweepCapacity(const std::vector<SweepPoint>& points)
     return best;
 }
 
+std::optional<double> achievedAtCapacity(const std::vector<SweepPoint>& points, double capacity)
+{
+    double sum = 0;
+    int n = 0;
+    for (const SweepPoint& point : points)
+        if (point.value && *point.value == capacity) {
+            sum += point.achievedReqPerS;
+            ++n;
+        }
+    return n > 0 ? std::optional<double>(sum / n) : std::nullopt;
+}
+
+QString capacityText(double capacity, std::optional<double> achieved, bool overRate)
+{
+    const QString value = QString::number(capacity, 'g', 6);
+    if (overRate)
+        return achieved ? QStringLiteral("%1 req/s offered (%2 achieved)").arg(value).arg(*achieved, 0, 'f', 2)
+                        : QStringLiteral("%1 req/s offered").arg(value);
+    return achieved ? QStringLiteral("%1 in flight (%2 req/s achieved)").arg(value).arg(*achieved, 0, 'f', 2)
+                    : QStringLiteral("%1 in flight").arg(value);
+}
+
 } // namespace ks

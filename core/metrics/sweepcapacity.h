@@ -53,4 +53,12 @@ std::optional<SweepPoint> sweepPoint(const nlohmann::json& summary, const Slo& s
 /// repeat passed (SLO met, kept up). Synchronous and throughput steps never count.
 std::optional<double> sweepCapacity(const std::vector<SweepPoint>& points);
 
+/// What the capacity step achieved: the mean completion rate (req/s) of its
+/// repeats. A step is named by what it asked for (its offered rate or
+/// concurrency); every chart and line that places it on a req/s axis uses this.
+std::optional<double> achievedAtCapacity(const std::vector<SweepPoint>& points, double capacity);
+
+/// "16 req/s offered (16.6 achieved)" or "32 in flight (14.9 req/s achieved)".
+QString capacityText(double capacity, std::optional<double> achieved, bool overRate);
+
 } // namespace ks

@@ -270,8 +270,20 @@ private slots:
         QCOMPARE(arms[1]["arm"].get<std::string>(), std::string("knee@1")); // every step still side by side
         QCOMPARE(arms[1]["sweep_arm"].get<std::string>(), std::string("knee"));
         const QString md = compareMarkdown(arms);
-        QVERIFY2(md.contains(QStringLiteral("small sustains 2 req/s within TTFT p99 ≤ 500 ms; big sustains 8 req/s")),
-            qPrintable(md));
+        // The capacity step is named by what it offered and placed by what it achieved, both said.
+        auto achievedAt = [&sweep](const char* config, double value) {
+            for (const auto& p : sweep["points"][config])
+                if (p["value"] == value)
+                    return p["achieved_req_per_s"].get<double>();
+            return -1.0;
+        };
+        QCOMPARE(sweep["capacity_achieved_req_per_s"]["small"].get<double>(), achievedAt("small", 2.0));
+        QCOMPARE(sweep["capacity_achieved_req_per_s"]["big"].get<double>(), achievedAt("big", 8.0));
+        const QString line = QStringLiteral("small sustains 2 req/s offered (%1 achieved) within TTFT p99 ≤ 500 ms; "
+                                            "big sustains 8 req/s offered (%2 achieved)")
+                                 .arg(achievedAt("small", 2.0), 0, 'f', 2)
+                                 .arg(achievedAt("big", 8.0), 0, 'f', 2);
+        QVERIFY2(md.contains(line), qPrintable(md + QStringLiteral("\nwanted: ") + line));
         QVERIFY(compareCsv(arms).contains(QStringLiteral("knee,big,capacity,,8,")));
     }
 

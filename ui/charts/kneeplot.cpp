@@ -68,6 +68,11 @@ KneePlot::KneePlot(QWidget* parent)
     m_plot->axisRect()->insetLayout()->take(m_plot->legend);
     m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
     m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
+    // The capacity step's values go in a line of their own: on the plot they collide with the SLO labels.
+    m_capacityLine = new QCPTextElement(m_plot, QString(), font());
+    m_capacityLine->setTextColor(text);
+    m_plot->plotLayout()->addElement(3, 0, m_capacityLine);
+    m_plot->plotLayout()->setRowStretchFactor(3, 0.001);
     m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     m_plot->legend->setWrap(3); // one row per configuration: TTFT p50, TTFT p99, TPOT p50
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -83,7 +88,9 @@ void KneePlot::reset(const QString& title, bool overRate, const Slo& slo)
     m_colors.clear();
     m_points.clear();
     m_heading->setText(title.isEmpty() ? tr("Knee: no sweep yet") : title);
-    m_plot->xAxis->setLabel(overRate ? tr("achieved requests/s") : tr("concurrency (requests in flight)"));
+    // A rate step sits at what it achieved, not at the rate its name offered (capacityText says both).
+    m_plot->xAxis->setLabel(overRate ? tr("achieved requests/s (completions per second of each step)")
+                                     : tr("concurrency (requests in flight, as each step asked)"));
     rebuild();
 }
 
@@ -125,6 +132,7 @@ void KneePlot::rebuild()
     m_plot->clearItems();
     const QColor text = palette().color(QPalette::WindowText);
     double maxX = 1;
+    QStringList capacities;
     for (const QString& config : std::as_const(m_order)) {
         const QColor color = m_colors.value(config);
         for (const LineStyle& style : kLines) {
@@ -140,8 +148,12 @@ void KneePlot::rebuild()
         }
         // The capacity step, circled on the TTFT p99 line, with its value.
         const std::optional<double> c = capacity(config);
-        if (!c)
+        if (!c) {
+            capacities << tr("%1 none of its steps").arg(config);
             continue;
+        }
+        capacities << tr("%1 %2").arg(
+            config, capacityText(*c, achievedAtCapacity(m_points.value(config), *c), m_overRate));
         for (const SweepPoint& p : m_points.value(config)) {
             if (!p.value || *p.value != *c || p.ttftP99 <= 0)
                 continue;
@@ -151,17 +163,11 @@ void KneePlot::rebuild()
             mark->setStyle(QCPItemTracer::tsCircle);
             mark->setSize(16);
             mark->setPen(QPen(color, 2.5));
-            auto* label = new QCPItemText(m_plot);
-            label->position->setParentAnchor(mark->position);
-            label->position->setType(QCPItemPosition::ptAbsolute);
-            label->position->setCoords(0, -18);
-            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-            label->setColor(color);
-            label->setFont(QFont(font().family(), font().pointSize(), QFont::Bold));
-            label->setText(tr("%1: %2 %3").arg(config).arg(*c).arg(m_overRate ? tr("req/s") : tr("in flight")));
             break;
         }
     }
+    m_capacityLine->setText(
+        m_order.isEmpty() ? QString() : tr("Capacity (circled): %1").arg(capacities.join(QStringLiteral("; "))));
     auto sloLine = [&](double value, QCPAxis* axis, const QString& text_) {
         if (value <= 0)
             return;

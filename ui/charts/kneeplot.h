@@ -46,6 +46,7 @@ private:
 
     QCustomPlot* m_plot;
     QCPTextElement* m_heading;
+    QCPTextElement* m_capacityLine; ///< under the legend: each circled step, offered and achieved
     QString m_title;
     bool m_overRate = true;
     Slo m_slo;
