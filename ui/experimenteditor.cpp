@@ -1,6 +1,7 @@
 #include "experimenteditor.h"
 
 #include "experimentdocument.h"
+#include "promptform.h"
 #include "run/modelcatalog.h"
 
 #include <QCheckBox>
@@ -140,12 +141,13 @@ ExperimentEditor::ExperimentEditor(ExperimentDocument* document, QWidget* parent
     auto* arms = new QGroupBox(tr("Arms (load shapes)"), content);
     auto* armLayout = new QVBoxLayout(arms);
     armLayout->addWidget(tableWithButtons(m_document->arms(), &m_armView, tr("arm")));
-    auto* prompts = new QFormLayout;
-    prompts->addRow(tr("Prompt &words"),
-        field(QStringLiteral("prompts.input_tokens"), tr("Synthetic prompt length for every arm"),
-            QStringLiteral("128")));
-    armLayout->addLayout(prompts);
     layout->addWidget(arms);
+
+    auto* prompts = new QGroupBox(tr("Prompts (every arm; an arm's own in its prompts cell)"), content);
+    auto* promptLayout = new QVBoxLayout(prompts);
+    m_promptForm = new PromptForm(m_document, prompts);
+    promptLayout->addWidget(m_promptForm);
+    layout->addWidget(prompts);
 
     m_probeBox = new QGroupBox(tr("Drift probes"), content);
     m_probeBox->setCheckable(true);
@@ -352,6 +354,7 @@ void ExperimentEditor::refreshFields()
             combo->setCurrentText(value.is_string() ? cellText(value) : QStringLiteral("completions"));
     }
     m_probeBox->setChecked(!m_document->value(QStringLiteral("probes")).is_null());
+    m_promptForm->refresh();
     m_refreshing = false;
     validateNow();
 }
@@ -375,6 +378,7 @@ void ExperimentEditor::showProblems(const QHash<QString, QString>& problems)
         const QString plain = widget->property("plainToolTip").toString();
         widget->setToolTip(message.isEmpty() ? plain : message);
     }
+    m_promptForm->showProblems(problems);
     m_problems->setText(
         problemTexts().isEmpty() ? QString() : tr("Fix before running:\n") + problemTexts().join(QLatin1Char('\n')));
     m_problems->setVisible(!problems.isEmpty());

@@ -13,6 +13,7 @@ namespace ks {
 
 class ExperimentDocument;
 class ModelCatalog;
+class PromptForm;
 class SpecTableModel;
 
 /// The left panel: every field of an experiment spec, bound to an
@@ -45,6 +46,7 @@ private:
     QLabel* m_problems;
     QLabel* m_modelStatus;
     QGroupBox* m_probeBox = nullptr;
+    PromptForm* m_promptForm = nullptr;
     QStringList m_serverModels;
     QTimer m_validateTimer;
     bool m_refreshing = false;
