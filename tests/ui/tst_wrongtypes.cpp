@@ -328,6 +328,9 @@ private slots:
             chart("throughput"),
             chart("drift"),
             chart("knee"),
+            { QStringLiteral("export --chart live-ttft --baseline FILE"),
+                { QStringLiteral("export"), file, QStringLiteral("--chart"), QStringLiteral("live-ttft"),
+                    QStringLiteral("--baseline"), file, QStringLiteral("--out"), out + QStringLiteral("/live.png") } },
         };
         if (row == 0 || qEnvironmentVariableIsSet("KNOBSCOPE_WRONGTYPES_ALL"))
             commands.insert(commands.end(), turns.begin(), turns.end());
