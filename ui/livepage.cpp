@@ -8,8 +8,6 @@
 #include "progressdelegate.h"
 
 #include <QCheckBox>
-#include <QFileDialog>
-#include <QFileInfo>
 #include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -23,7 +21,6 @@
 #include <QVBoxLayout>
 
 #include <cmath>
-#include <tuple>
 
 namespace ks {
 
