@@ -177,6 +177,7 @@ void LivePage::clear()
     m_lastLabelledRun.clear();
     m_labelledRuns.clear();
     m_pendingSegments.clear();
+    m_segmentsDrawn.clear();
     m_lastSnapshots.clear();
     m_finishedRuns.clear();
     m_armStarts.clear(); // the baseline stays: it is drawn again as the next run's arms start
@@ -305,8 +306,12 @@ void LivePage::addSnapshot(const QString& run, const RunSnapshot& s)
     m_nextOffset = std::max(m_nextOffset, x + 1.0);
     if (m_pendingSegments.remove(run)) {
         const QString label = QStringLiteral("→ ") + run.section(QLatin1Char('~'), 1);
+        // Below the arm's own label, alternating between the two other rows: a steer soon after the
+        // arm began, or soon after another steer, does not write over the label before it.
+        const int segment = m_segmentsDrawn[run.section(QLatin1Char('~'), 0, 0)]++;
+        const int row = (m_labelRows.value(run) + 1 + segment % 2) % 3;
         for (TimeSeriesPlot* chart : std::as_const(m_charts))
-            chart->addBoundary(x, label, color, m_labelRows.value(run));
+            chart->addBoundary(x, label, color, row);
     }
 
     addPercentiles(QStringLiteral("ttft"), config, QStringLiteral("w"), s.ttftWindowMs, x);

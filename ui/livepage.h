@@ -109,7 +109,9 @@ private:
     QToolButton* m_baselineButton;
     QMenu* m_baselineMenu;
     QStringList m_baselineCandidates;
-    QSet<QString> m_pendingSegments; ///< steered segments whose boundary waits for their first point
+    QSet<QString> m_pendingSegments;
+    QHash<QString, int> m_segmentsDrawn; ///< arm run -> steered segments marked so far ///< steered segments whose
+                                         ///< boundary waits for their first point
     RunListModel* m_runs;
     QTableView* m_runTable;
     QTimer m_replotTimer;

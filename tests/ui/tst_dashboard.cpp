@@ -6,6 +6,7 @@
 #include "mainwindow.h"
 #include "metrics/loghistogram.h"
 #include "metrics/runsummary.h"
+#include "models/runlistmodel.h"
 #include "runcontroller.h"
 #include "runfileloader.h"
 #include "store/runfile.h"
@@ -160,6 +161,7 @@ private slots:
         qputenv("KNOBSCOPE_NVIDIA_SMI", smi.toLocal8Bit());
 
         MainWindow window;
+        window.resize(1280, 800); // the size docs/images/live-steering-baseline.png shows
         window.show();
         QString error;
         QVERIFY(window.document()->load(QByteArray::fromStdString(shortSpec(100000).dump()), &error));
@@ -170,6 +172,11 @@ private slots:
         });
         QSignalSpy answered(window.controller(), &RunController::steerAnswered);
         QSignalSpy ended(&window, &MainWindow::runEnded);
+        // A saved run as the baseline, drawn under the live arm as it runs (matched by position).
+        QSignalSpy baseline(&window, &MainWindow::baselineChanged);
+        window.setBaselineFile(QStringLiteral(KNOBSCOPE_TEST_DATA "/runs/fixture.jsonl"));
+        QVERIFY(baseline.wait(30000));
+        QCOMPARE(baseline.first().at(1).toString(), QString());
         window.run();
         QTRY_VERIFY_WITH_TIMEOUT(runs.contains(QStringLiteral("mns4/burst")), 30000);
         emit window.livePage()->steerRequested(12); // what the Steer button sends
@@ -182,6 +189,20 @@ private slots:
         QCOMPARE(gpu->points(QStringLiteral("mns4/util")).back().y(), 73.0);
         QCOMPARE(gpu->points(QStringLiteral("mns4/mem")).back().y(), 50.0);
         QCOMPARE(gpu->points(QStringLiteral("mns4/power")).back().y(), 301.5);
+        QVERIFY(
+            !window.livePage()->chart(QStringLiteral("throughput"))->points(QStringLiteral("base/0/req")).isEmpty());
+        // The steered segment against the baseline (the first segment may end before any request does).
+        RunListModel* table = window.livePage()->runs();
+        const int segment = int(table->runs().indexOf(QStringLiteral("mns4/burst~c12")));
+        QVERIFY(segment >= 0);
+        QTRY_VERIFY_WITH_TIMEOUT(table->data(table->index(segment, RunListModel::BaselineColumn))
+                                     .toString()
+                                     .startsWith(QStringLiteral("TTFT ")),
+            30000);
+        if (const QString shots = qEnvironmentVariable("KNOBSCOPE_SHOT_DIR"); !shots.isEmpty()) {
+            QTest::qWait(6000); // the picture for the docs: a few seconds of the steered segment
+            window.grab().save(shots + QStringLiteral("/live-steering-baseline.png"));
+        }
         window.stop();
         QVERIFY(ended.wait(30000));
         qunsetenv("KNOBSCOPE_NVIDIA_SMI");
