@@ -13,9 +13,11 @@ const char* const kUsage = R"(knobscope: benchmark LLM inference servers
 
 usage:
   knobscope [SPEC.json] [--run]             open the dashboard
-  knobscope open RUNS.jsonl                  open the dashboard replaying a saved run
-  knobscope export RUNS.jsonl --chart ttft|tpot|itl|e2e|throughput|cdf-ttft|drift --out FILE.png|svg|pdf
-                   [--arm A] [--size WxH] | --table FILE.csv|md | --report DIR
+  knobscope open RUNS.jsonl [--baseline OTHER.jsonl]   open the dashboard replaying a saved run
+  knobscope export RUNS.jsonl --chart ttft|tpot|itl|e2e|throughput|cdf-ttft|knee|drift --out FILE.png|svg|pdf
+                   [--arm A] [--size WxH] | --table FILE.csv|md | --report DIR | --html FILE.html
+  knobscope export RUNS.jsonl --chart live-ttft|live-tpot|... [--baseline OTHER.jsonl] --out FILE.png
+                   the Live page's chart over experiment time, a baseline run faded beneath
   knobscope run --base-url URL --model M [load flags] --out RUNS.jsonl
   knobscope run SPEC.json --out RUNS.jsonl [--metrics-port P]
   knobscope run SPEC.json --shard I/N [--start-at TIME] --out part-I.jsonl   (external server only)
