@@ -7,6 +7,8 @@
 #include <QFileInfo>
 #include <QTimer>
 
+#include <algorithm>
+
 namespace ks {
 
 namespace {
@@ -44,20 +46,17 @@ const RunSnapshot* Baseline::finalFor(const QString& liveRun, int order) const
 {
     if (const auto it = finals.constFind(liveRun); it != finals.cend())
         return &*it;
+    // As at the end (LivePage::updateBaselineRatioAtEnd): the arm's first run, not its last segment.
     const Arm* arm = match(liveRun, order);
-    return arm ? arm->final() : nullptr;
+    const auto it = arm ? finals.constFind(arm->run) : finals.cend();
+    return it != finals.cend() ? &*it : nullptr;
 }
 
 BaselineLoader::~BaselineLoader() = default;
 
 void BaselineLoader::load(const QString& path)
 {
-    if (m_feed) {
-        m_feed->disconnect(this);
-        m_feed->stop();
-        m_feed->deleteLater();
-        m_feed = nullptr;
-    }
+    cancel();
     if (!QFileInfo(path).isFile()) { // said after load() returns, as every other outcome is
         QTimer::singleShot(0, this, [this, path] { emit failed(path, tr("no such file")); });
         return;
@@ -65,12 +64,17 @@ void BaselineLoader::load(const QString& path)
     m_reading = std::make_shared<Baseline>();
     m_reading->path = path;
     m_feed = new ReplayFeed(path, 0, this);
-    connect(m_feed, &ReplayFeed::snapshotReady, this, [this](const QString& run, const RunSnapshot& snapshot) {
+    // An arm for every run that starts, with snapshots or not, so matching by position counts them all.
+    auto armOf = [this](const QString& run) -> Baseline::Arm& {
         const QString name = run.section(QLatin1Char('~'), 0, 0);
         std::vector<Baseline::Arm>& arms = m_reading->arms;
         if (arms.empty() || arms.back().run != name)
             arms.push_back({ name, {} });
-        arms.back().snapshots.push_back(snapshot);
+        return arms.back();
+    };
+    connect(m_feed, &ReplayFeed::runStarted, this, [armOf](const QString& run) { armOf(run); });
+    connect(m_feed, &ReplayFeed::snapshotReady, this, [this, armOf](const QString& run, const RunSnapshot& snapshot) {
+        armOf(run).snapshots.push_back(snapshot);
         if (snapshot.ttftMs.count > 0)
             m_reading->finals.insert(run, snapshot);
     });
@@ -89,12 +93,26 @@ void BaselineLoader::load(const QString& path)
         m_feed->deleteLater();
         m_feed = nullptr;
         std::shared_ptr<Baseline> done = std::move(m_reading);
-        if (done->arms.empty())
+        if (std::none_of(
+                done->arms.begin(), done->arms.end(), [](const Baseline::Arm& a) { return !a.snapshots.empty(); }))
             emit failed(path, tr("it holds no run with snapshots"));
         else
             emit loaded(std::move(done));
     });
-    m_feed->start();
+    // Started from the event loop, so that every outcome (an unreadable file finishes at once) is said
+    // after load() returns, to a caller that may only then wait for it.
+    QTimer::singleShot(0, m_feed, &ReplayFeed::start);
+}
+
+void BaselineLoader::cancel()
+{
+    if (!m_feed)
+        return;
+    m_feed->disconnect(this);
+    m_feed->stop();
+    m_feed->deleteLater();
+    m_feed = nullptr;
+    m_reading.reset();
 }
 
 } // namespace ks

@@ -34,7 +34,7 @@ struct Baseline {
     QHash<QString, SummaryP50> summaries;
 
     /// The figures a live run is compared with: those of the run of the same
-    /// name (a steered segment against the same segment), else its arm's end.
+    /// name (a steered segment against the same segment), else of its arm's first run.
     const RunSnapshot* finalFor(const QString& liveRun, int order) const;
 
     /// The arm that stands beside a live run: the one of the same name (without
@@ -51,8 +51,11 @@ public:
     using QObject::QObject;
     ~BaselineLoader() override;
 
-    /// Starts reading `path`; a load in progress is dropped.
+    /// Starts reading `path`; a load in progress is dropped. loaded() or failed() follows, never
+    /// before load() returns.
     void load(const QString& path);
+    /// Drops a load in progress: neither loaded() nor failed() follows.
+    void cancel();
 
 signals:
     void loaded(std::shared_ptr<const ks::Baseline> baseline);

@@ -8,6 +8,7 @@
 
 #include <QEventLoop>
 #include <QFileInfo>
+#include <QTimer>
 
 namespace ks {
 
@@ -59,7 +60,7 @@ bool exportLiveChart(const QString& runFile, const QString& chart, const QString
             live.runFinished(run, summary);
     });
     QObject::connect(&feed, &ReplayFeed::finished, &wait, &QEventLoop::quit);
-    feed.start();
+    QTimer::singleShot(0, &feed, &ReplayFeed::start); // an unreadable file finishes at once: after exec() begins
     wait.exec();
     if (live.runs()->rowCount() == 0) {
         *error = QStringLiteral("%1 has no run to chart").arg(runFile);

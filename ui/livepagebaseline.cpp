@@ -65,7 +65,7 @@ void LivePage::rebuildBaselineMenu()
 void LivePage::drawBaselineArms()
 {
     for (TimeSeriesPlot* chart : std::as_const(m_charts))
-        chart->removeSeries(QStringLiteral("base/"));
+        chart->removeSeries(QStringLiteral("~base/"));
     for (int i = 0; i < int(m_armStarts.size()); ++i)
         drawBaselineArm(i);
 }
@@ -76,7 +76,7 @@ void LivePage::drawBaselineArm(int index)
         return;
     const ArmStart& start = m_armStarts[std::size_t(index)];
     if (index > 0) { // the previous arm's baseline ends where this arm begins
-        const QString previous = QStringLiteral("base/%1/").arg(index - 1);
+        const QString previous = QStringLiteral("~base/%1/").arg(index - 1);
         for (TimeSeriesPlot* chart : std::as_const(m_charts))
             for (const QString& key : chart->seriesKeys())
                 if (key.startsWith(previous))
@@ -87,7 +87,7 @@ void LivePage::drawBaselineArm(int index)
         return;
     QColor faded = colorOf(configOfRun(start.run));
     faded.setAlphaF(0.45);
-    const QString prefix = QStringLiteral("base/%1/").arg(index);
+    const QString prefix = QStringLiteral("~base/%1/").arg(index);
     const QString name = tr("baseline %1").arg(arm->run);
     auto series
         = [&](const QString& chart, const QString& key, const QString& label, const QPen& pen, bool right = false) {

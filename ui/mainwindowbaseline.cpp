@@ -36,6 +36,7 @@ void MainWindow::setBaselineFile(const QString& path)
         m_baselineLoader->load(path);
         return;
     }
+    m_baselineLoader->cancel(); // one still being read must not appear after "No baseline"
     m_live->setBaseline(nullptr);
     m_status->setText(tr("No baseline"));
     emit baselineChanged({}, {});

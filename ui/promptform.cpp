@@ -12,6 +12,9 @@
 #include <QPushButton>
 #include <QSpinBox>
 
+#include <algorithm>
+#include <cmath>
+
 namespace ks {
 
 namespace {
@@ -19,10 +22,20 @@ namespace {
 const QString kPrompts = QStringLiteral("prompts");
 constexpr int kMaxWords = 1'000'000;
 
+// A spec may hold anything (it loads even when invalid, so its problems can be shown): read only what
+// has the expected type, and a number only within what the spin boxes hold.
 int wholeOr(const nlohmann::json& j, const char* key, int fallback)
 {
     const auto it = j.find(key);
-    return it != j.end() && it->is_number() ? int(it->get<double>()) : fallback;
+    if (it == j.end() || !it->is_number())
+        return fallback;
+    return int(std::lround(std::clamp(it->get<double>(), 0.0, double(kMaxWords))));
+}
+
+std::string textOr(const nlohmann::json& j, const char* key, const std::string& fallback)
+{
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
 } // namespace
@@ -61,7 +74,7 @@ PromptForm::PromptForm(ExperimentDocument* document, QWidget* parent)
     m_form->addRow(tr("Words"), m_words);
     m_std->setObjectName(QStringLiteral("promptStd"));
     m_std->setRange(0, kMaxWords);
-    m_std->setDecimals(1);
+    m_std->setDecimals(2);
     m_std->setToolTip(tr("Standard deviation of the lengths themselves"));
     m_form->addRow(tr("Std. dev."), m_std);
     m_min = spin("promptMin", 0, kMaxWords, tr("Shortest prompt; every draw is clamped to it"), tr("none"));
@@ -153,33 +166,33 @@ void PromptForm::refresh()
     nlohmann::json prompts = m_document->value(kPrompts);
     if (!prompts.is_object())
         prompts = nlohmann::json::object();
-    const bool file = prompts.value("source", std::string("synthetic")) == "file";
+    const bool file = textOr(prompts, "source", "synthetic") == "file";
     m_source->setCurrentIndex(file ? 1 : 0);
 
-    const nlohmann::json length = prompts.value("input_tokens", nlohmann::json(128));
+    const nlohmann::json length = prompts.contains("input_tokens") ? prompts["input_tokens"] : nlohmann::json(128);
     m_dist->setCurrentIndex(0);
     m_words->setValue(128);
     m_std->setValue(0);
     m_min->setValue(0);
     m_max->setValue(0);
     if (length.is_number()) {
-        m_words->setValue(int(length.get<double>()));
+        m_words->setValue(wholeOr(prompts, "input_tokens", 128));
     } else if (length.is_object()) {
-        const QString dist = QString::fromStdString(length.value("dist", std::string("fixed")));
+        const QString dist = QString::fromStdString(textOr(length, "dist", "fixed"));
         m_dist->setCurrentIndex(std::max(0, m_dist->findData(dist)));
         m_words->setValue(wholeOr(length, dist == QLatin1String("fixed") ? "value" : "mean", 128));
         if (const auto s = length.find("std"); s != length.end() && s->is_number())
-            m_std->setValue(s->get<double>());
+            m_std->setValue(std::clamp(s->get<double>(), 0.0, double(kMaxWords)));
         m_min->setValue(wholeOr(length, "min", 0));
         m_max->setValue(wholeOr(length, "max", 0));
     }
-    const nlohmann::json prefix = prompts.value("shared_prefix", nlohmann::json());
+    const nlohmann::json prefix = prompts.contains("shared_prefix") ? prompts["shared_prefix"] : nlohmann::json();
     m_prefix->setChecked(prefix.is_object());
     m_prefixes->setValue(prefix.is_object() ? wholeOr(prefix, "prefixes", 1) : 1);
     m_prefixWords->setValue(prefix.is_object() ? wholeOr(prefix, "prefix_tokens", 1024) : 1024);
-    m_path->setText(QString::fromStdString(prompts.value("path", std::string())));
-    m_format->setCurrentText(QString::fromStdString(prompts.value("format", std::string("openai"))));
-    const nlohmann::json turns = prompts.value("multi_turn", nlohmann::json());
+    m_path->setText(QString::fromStdString(textOr(prompts, "path", {})));
+    m_format->setCurrentText(QString::fromStdString(textOr(prompts, "format", "openai")));
+    const nlohmann::json turns = prompts.contains("multi_turn") ? prompts["multi_turn"] : nlohmann::json();
     m_turns->setValue(turns.is_object() ? wholeOr(turns, "turns", 1) : 1);
     const auto seed = prompts.find("seed");
     m_seed->setText(
@@ -206,8 +219,14 @@ void PromptForm::updateRows()
     m_form->setRowVisible(m_prefixWords, !file && m_prefix->isChecked());
     m_form->setRowVisible(m_fileRow, file);
     m_form->setRowVisible(m_format, file);
-    m_min->setSpecialValueText(dist == QLatin1String("uniform") ? QString() : tr("none"));
-    m_max->setSpecialValueText(dist == QLatin1String("uniform") ? QString() : tr("none"));
+    // A uniform length needs both bounds (at least 1); the spread ones may leave them unset (0, "none").
+    const bool uniform = dist == QLatin1String("uniform");
+    if (uniform && !m_refreshing && m_max->value() == 0)
+        m_max->setValue(std::max(m_words->value(), m_min->value())); // a bound to start from, not 0
+    for (QSpinBox* bound : { m_min, m_max }) {
+        bound->setMinimum(uniform ? 1 : 0);
+        bound->setSpecialValueText(uniform ? QString() : tr("none"));
+    }
     // Only a spread has a meaningful mean; the label says which the field is.
     if (auto* label = qobject_cast<QWidget*>(m_form->labelForField(m_words)))
         label->setProperty("text", spread ? tr("Mean words") : tr("Words"));

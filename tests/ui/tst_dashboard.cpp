@@ -190,7 +190,7 @@ private slots:
         QCOMPARE(gpu->points(QStringLiteral("mns4/mem")).back().y(), 50.0);
         QCOMPARE(gpu->points(QStringLiteral("mns4/power")).back().y(), 301.5);
         QVERIFY(
-            !window.livePage()->chart(QStringLiteral("throughput"))->points(QStringLiteral("base/0/req")).isEmpty());
+            !window.livePage()->chart(QStringLiteral("throughput"))->points(QStringLiteral("~base/0/req")).isEmpty());
         // The steered segment against the baseline (the first segment may end before any request does).
         RunListModel* table = window.livePage()->runs();
         const int segment = int(table->runs().indexOf(QStringLiteral("mns4/burst~c12")));

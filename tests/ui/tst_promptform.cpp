@@ -88,6 +88,35 @@ private slots:
         QCOMPARE(promptProblems(doc), QStringList());
     }
 
+    void choosingUniformAloneGivesAValidSpec()
+    {
+        ExperimentDocument doc;
+        PromptForm form(&doc);
+        pick(child<QComboBox>(form, "promptDist"), "uniform");
+        const json length = doc.value(QStringLiteral("prompts"))["input_tokens"];
+        QCOMPARE(length.value("dist", std::string()), std::string("uniform"));
+        QVERIFY(length.value("min", 0) >= 1);
+        QVERIFY(length.value("max", 0) >= length.value("min", 0));
+        QCOMPARE(promptProblems(doc), QStringList());
+        child<QSpinBox>(form, "promptMin")->setValue(0); // the box does not go below 1 for a uniform length
+        QCOMPARE(child<QSpinBox>(form, "promptMin")->value(), 1);
+    }
+
+    void wrongTypedPromptsLoadWithoutThrowing()
+    {
+        ExperimentDocument doc;
+        json spec = ExperimentDocument::newExperiment();
+        spec["prompts"] = { { "source", 1 }, { "input_tokens", { { "dist", 5 }, { "mean", "x" }, { "min", 1e20 } } },
+            { "path", json::array() }, { "format", 2 }, { "shared_prefix", "yes" }, { "multi_turn", 3 },
+            { "seed", "s" } };
+        QString error;
+        QVERIFY(doc.load(QByteArray::fromStdString(spec.dump()), &error));
+        PromptForm form(&doc); // refresh() reads every field: none may throw
+        form.refresh();
+        QCOMPARE(child<QComboBox>(form, "promptSource")->currentData().toString(), QStringLiteral("synthetic"));
+        QVERIFY(!promptProblems(doc).isEmpty()); // the validator, not the form, says what is wrong
+    }
+
     void aPromptFileIsChosenWithItsFormat()
     {
         QTemporaryDir dir;

@@ -215,7 +215,7 @@ void TimeSeriesPlot::showValueAt(const QPoint& position)
         if (graph->data()->isEmpty() || !graph->visible())
             continue;
         auto point = graph->data()->findBegin(x, false);
-        if (point == graph->data()->constEnd() || std::abs(point->key - x) > 2.0)
+        if (point == graph->data()->constEnd() || std::abs(point->key - x) > 2.0 || std::isnan(point->value))
             continue; // only series with a point within 2 s of the cursor
         lines << QStringLiteral("%1: %2").arg(graph->name(), QString::number(point->value, 'f', 1));
     }
