@@ -52,6 +52,18 @@ const RunSnapshot* Baseline::finalFor(const QString& liveRun, int order) const
     return it != finals.cend() ? &*it : nullptr;
 }
 
+Baseline::SummaryP50 Baseline::p50Of(const nlohmann::json& summary)
+{
+    auto p50 = [&summary](const char* metric) {
+        const auto m = summary.is_object() ? summary.find(metric) : summary.end();
+        if (m == summary.end() || !m->is_object())
+            return -1.0;
+        const auto v = m->find("p50");
+        return v != m->end() && v->is_number() ? v->get<double>() : -1.0;
+    };
+    return { p50("ttft_ms"), p50("tpot_ms") };
+}
+
 BaselineLoader::~BaselineLoader() = default;
 
 void BaselineLoader::load(const QString& path)
@@ -80,14 +92,7 @@ void BaselineLoader::load(const QString& path)
     });
     connect(m_feed, &ReplayFeed::runFinished, this, [this](const QString& run, const QByteArray& json) {
         const nlohmann::json summary = nlohmann::json::parse(json.toStdString(), nullptr, false);
-        auto p50 = [&summary](const char* metric) {
-            const auto m = summary.is_object() ? summary.find(metric) : summary.end();
-            if (m == summary.end() || !m->is_object())
-                return -1.0;
-            const auto v = m->find("p50");
-            return v != m->end() && v->is_number() ? v->get<double>() : -1.0;
-        };
-        m_reading->summaries.insert(run, { p50("ttft_ms"), p50("tpot_ms") });
+        m_reading->summaries.insert(run, Baseline::p50Of(summary));
     });
     connect(m_feed, &ReplayFeed::finished, this, [this, path](const QString&) {
         m_feed->deleteLater();

@@ -6,6 +6,8 @@
 #include <QObject>
 #include <QString>
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <vector>
 
@@ -32,6 +34,8 @@ struct Baseline {
         double ttft = -1, tpot = -1;
     };
     QHash<QString, SummaryP50> summaries;
+    /// TTFT and TPOT p50 of a summary line, -1 where missing or wrong-typed.
+    static SummaryP50 p50Of(const nlohmann::json& summary);
 
     /// The figures a live run is compared with: those of the run of the same
     /// name (a steered segment against the same segment), else of its arm's first run.

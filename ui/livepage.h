@@ -78,6 +78,7 @@ private:
     void applySeriesVisibility();
     void drawBaselineArms();
     void drawBaselineArm(int index);
+    int armStartOf(const QString& run) const; ///< index in m_armStarts of the run's arm, -1 if none
     void updateBaselineRatio(const QString& run, const RunSnapshot& s);
     void updateBaselineRatioAtEnd(const QString& run, const nlohmann::json& summary);
     void rebuildBaselineMenu();

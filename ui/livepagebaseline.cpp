@@ -128,76 +128,69 @@ void LivePage::drawBaselineArm(int index)
     applySeriesVisibility();
 }
 
+int LivePage::armStartOf(const QString& run) const
+{
+    const QString armRun = run.section(QLatin1Char('~'), 0, 0); // a steered segment: its arm
+    for (int i = 0; i < int(m_armStarts.size()); ++i)
+        if (m_armStarts[std::size_t(i)].run == armRun)
+            return i;
+    return -1;
+}
+
+namespace {
+
+QString ratioText(double liveTtft, double baseTtft, double liveTpot, double baseTpot)
+{
+    auto ratio = [](double live, double baseline) {
+        return baseline > 0 && live >= 0 ? QStringLiteral("%1×").arg(live / baseline, 0, 'f', 2) : QStringLiteral("–");
+    };
+    return LivePage::tr("TTFT %1  TPOT %2").arg(ratio(liveTtft, baseTtft), ratio(liveTpot, baseTpot));
+}
+
+QString ratioValues(double liveTtft, double baseTtft, double liveTpot, double baseTpot)
+{
+    return LivePage::tr("TTFT %1 / %2 ms, TPOT %3 / %4 ms")
+        .arg(liveTtft, 0, 'f', 1)
+        .arg(baseTtft, 0, 'f', 1)
+        .arg(liveTpot, 0, 'f', 2)
+        .arg(baseTpot, 0, 'f', 2);
+}
+
+} // namespace
+
 void LivePage::updateBaselineRatio(const QString& run, const RunSnapshot& s)
 {
     if (!m_baseline || s.ttftMs.count == 0 || m_finishedRuns.contains(run))
         return;
-    const QString armRun = run.section(QLatin1Char('~'), 0, 0); // a steered segment: its arm's baseline
-    for (int i = 0; i < int(m_armStarts.size()); ++i) {
-        if (m_armStarts[std::size_t(i)].run != armRun)
-            continue;
-        const Baseline::Arm* arm = m_baseline->match(armRun, i);
-        const RunSnapshot* base = m_baseline->finalFor(run, i);
-        if (!arm || !base)
-            return;
-        auto ratio = [](double live, double baseline) {
-            return baseline > 0 && live >= 0 ? QStringLiteral("%1×").arg(live / baseline, 0, 'f', 2)
-                                             : QStringLiteral("–");
-        };
-        const QString text
-            = tr("TTFT %1  TPOT %2").arg(ratio(s.ttftMs.p50, base->ttftMs.p50), ratio(s.tpotMs.p50, base->tpotMs.p50));
-        const QString tip
-            = tr("p50 since this run began over the baseline's at its end (%1 in %2): TTFT %3 / %4 ms, "
-                 "TPOT %5 / %6 ms")
-                  .arg(m_baseline->finals.contains(run) ? run : arm->run, QFileInfo(m_baseline->path).fileName())
-                  .arg(s.ttftMs.p50, 0, 'f', 1)
-                  .arg(base->ttftMs.p50, 0, 'f', 1)
-                  .arg(s.tpotMs.p50, 0, 'f', 2)
-                  .arg(base->tpotMs.p50, 0, 'f', 2);
-        m_runs->updateBaselineRatio(run, text, tip);
+    const int index = armStartOf(run);
+    const Baseline::Arm* arm = index >= 0 ? m_baseline->match(m_armStarts[std::size_t(index)].run, index) : nullptr;
+    const RunSnapshot* base = arm ? m_baseline->finalFor(run, index) : nullptr;
+    if (!base)
         return;
-    }
+    m_runs->updateBaselineRatio(run, ratioText(s.ttftMs.p50, base->ttftMs.p50, s.tpotMs.p50, base->tpotMs.p50),
+        tr("p50 since this run began over the baseline's at its end (%1 in %2): %3")
+            .arg(m_baseline->finals.contains(run) ? run : arm->run, QFileInfo(m_baseline->path).fileName(),
+                ratioValues(s.ttftMs.p50, base->ttftMs.p50, s.tpotMs.p50, base->tpotMs.p50)));
 }
 
 void LivePage::updateBaselineRatioAtEnd(const QString& run, const nlohmann::json& summary)
 {
     if (!m_baseline)
         return;
-    const QString armRun = run.section(QLatin1Char('~'), 0, 0);
-    for (int i = 0; i < int(m_armStarts.size()); ++i) {
-        if (m_armStarts[std::size_t(i)].run != armRun)
-            continue;
-        const Baseline::Arm* arm = m_baseline->match(armRun, i);
-        if (!arm)
-            return;
-        // A steered segment against the same segment, else against the arm's first run.
-        const QString baseRun = m_baseline->summaries.contains(run) ? run : arm->run;
-        const auto base = m_baseline->summaries.constFind(baseRun);
-        if (base == m_baseline->summaries.cend())
-            return;
-        auto p50 = [&summary](const char* metric) {
-            const auto m = summary.find(metric);
-            if (m == summary.end() || !m->is_object())
-                return -1.0;
-            const auto v = m->find("p50");
-            return v != m->end() && v->is_number() ? v->get<double>() : -1.0;
-        };
-        const double ttft = p50("ttft_ms"), tpot = p50("tpot_ms");
-        if (ttft < 0 || base->ttft <= 0)
-            return;
-        auto ratio = [](double live, double baseline) {
-            return baseline > 0 && live >= 0 ? QStringLiteral("%1×").arg(live / baseline, 0, 'f', 2)
-                                             : QStringLiteral("–");
-        };
-        m_runs->updateBaselineRatio(run, tr("TTFT %1  TPOT %2").arg(ratio(ttft, base->ttft), ratio(tpot, base->tpot)),
-            tr("Exact p50 from the summaries, as compare gives them (%1 in %2): TTFT %3 / %4 ms, TPOT %5 / %6 ms")
-                .arg(baseRun, QFileInfo(m_baseline->path).fileName())
-                .arg(ttft, 0, 'f', 1)
-                .arg(base->ttft, 0, 'f', 1)
-                .arg(tpot, 0, 'f', 2)
-                .arg(base->tpot, 0, 'f', 2));
+    const int index = armStartOf(run);
+    const Baseline::Arm* arm = index >= 0 ? m_baseline->match(m_armStarts[std::size_t(index)].run, index) : nullptr;
+    if (!arm)
         return;
-    }
+    // A steered segment against the same segment, else against the arm's first run.
+    const QString baseRun = m_baseline->summaries.contains(run) ? run : arm->run;
+    const auto base = m_baseline->summaries.constFind(baseRun);
+    const Baseline::SummaryP50 live = Baseline::p50Of(summary);
+    if (base == m_baseline->summaries.cend() || live.ttft < 0 || base->ttft <= 0)
+        return;
+    m_runs->updateBaselineRatio(run, ratioText(live.ttft, base->ttft, live.tpot, base->tpot),
+        tr("Exact p50 from the summaries, as compare gives them (%1 in %2): %3")
+            .arg(baseRun, QFileInfo(m_baseline->path).fileName(),
+                ratioValues(live.ttft, base->ttft, live.tpot, base->tpot)));
 }
 
 } // namespace ks
