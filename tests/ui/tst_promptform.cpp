@@ -204,10 +204,24 @@ private slots:
         QTest::qWait(50); // the form's new rows are laid out
         scroll->ensureWidgetVisible(child<QLineEdit>(*form, "promptSeed"));
         QTest::qWait(50);
-        // Every field of the form is as wide as it asks to be: nothing needs sideways scrolling.
-        for (QWidget* field : form->findChildren<QWidget*>())
-            if (field->isVisible() && (qobject_cast<QSpinBox*>(field) || qobject_cast<QComboBox*>(field)))
-                QVERIFY2(field->width() >= field->minimumSizeHint().width(), qPrintable(field->objectName()));
+        // Every visible field lies inside the editor's viewport: nothing is cut off or needs sideways
+        // scrolling (the editor has no horizontal scroll bar), and none is squeezed below its minimum.
+        int checked = 0;
+        for (QWidget* field : form->findChildren<QWidget*>()) {
+            if (!field->isVisible()
+                || !(qobject_cast<QSpinBox*>(field) || qobject_cast<QComboBox*>(field)
+                    || qobject_cast<QLineEdit*>(field)))
+                continue;
+            const QPoint right = field->mapTo(scroll->viewport(), QPoint(field->width(), 0));
+            QVERIFY2(right.x() <= scroll->viewport()->width(),
+                qPrintable(QStringLiteral("%1 ends at %2 of %3")
+                               .arg(field->objectName())
+                               .arg(right.x())
+                               .arg(scroll->viewport()->width())));
+            QVERIFY2(field->width() >= field->minimumSizeHint().width(), qPrintable(field->objectName()));
+            ++checked;
+        }
+        QVERIFY(checked >= 8);
         if (const QString shots = qEnvironmentVariable("KNOBSCOPE_SHOT_DIR"); !shots.isEmpty())
             window.grab().save(shots + QStringLiteral("/editor-prompts.png"));
     }
