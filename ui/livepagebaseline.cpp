@@ -107,9 +107,11 @@ void LivePage::drawBaselineArm(int index)
                 const QPen pen(faded, std::max(1.0, kPercentiles[i].width - 0.4), kPercentiles[i].pen);
                 for (const auto& [suffix, summary] :
                     { std::pair { QStringLiteral("w"), window }, std::pair { QStringLiteral("c"), cumulative } }) {
-                    if (summary->count == 0)
-                        continue;
                     const QString key = QStringLiteral("%1/%2/%3").arg(chart, p, suffix);
+                    if (summary->count == 0) { // a gap, as the live line has one (LivePage::addPercentiles)
+                        m_charts.value(chart)->append(prefix + key, x, qQNaN());
+                        continue;
+                    }
                     series(chart, key, p, pen)->append(prefix + key, x, percentileOf(*summary, i));
                 }
             }
