@@ -8,6 +8,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <utility>
 
 namespace ks {
 
@@ -113,10 +114,7 @@ void BaselineLoader::cancel()
 {
     if (!m_feed)
         return;
-    m_feed->disconnect(this);
-    m_feed->stop();
-    m_feed->deleteLater();
-    m_feed = nullptr;
+    std::exchange(m_feed, nullptr)->discard(this);
     m_reading.reset();
 }
 

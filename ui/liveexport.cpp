@@ -18,6 +18,17 @@ QStringList liveChartNames()
         QStringLiteral("server"), QStringLiteral("errors"), QStringLiteral("gpu"), QStringLiteral("drift") };
 }
 
+void replayIntoLivePage(ReplayFeed& feed, LivePage& live)
+{
+    QObject::connect(&feed, &ReplayFeed::runStarted, &live, [&live](const QString& run) { live.runStarted(run); });
+    QObject::connect(&feed, &ReplayFeed::snapshotReady, &live, &LivePage::addSnapshot);
+    QObject::connect(&feed, &ReplayFeed::runFinished, &live, [&live](const QString& run, const QByteArray& json) {
+        const nlohmann::json summary = nlohmann::json::parse(json.toStdString(), nullptr, false);
+        if (!summary.is_discarded())
+            live.runFinished(run, summary);
+    });
+}
+
 bool exportLiveChart(const QString& runFile, const QString& chart, const QString& baselineFile, const QString& out,
     const QSize& size, QString* error)
 {
@@ -50,15 +61,8 @@ bool exportLiveChart(const QString& runFile, const QString& chart, const QString
         *error = QStringLiteral("no such file: %1").arg(runFile);
         return false;
     }
-    // The same events the dashboard's replay feeds to its Live page (MainWindow::connectFeed).
     ReplayFeed feed(runFile, 0);
-    QObject::connect(&feed, &ReplayFeed::runStarted, &live, [&](const QString& run) { live.runStarted(run); });
-    QObject::connect(&feed, &ReplayFeed::snapshotReady, &live, &LivePage::addSnapshot);
-    QObject::connect(&feed, &ReplayFeed::runFinished, &live, [&](const QString& run, const QByteArray& json) {
-        const nlohmann::json summary = nlohmann::json::parse(json.toStdString(), nullptr, false);
-        if (!summary.is_discarded())
-            live.runFinished(run, summary);
-    });
+    replayIntoLivePage(feed, live);
     QObject::connect(&feed, &ReplayFeed::finished, &wait, &QEventLoop::quit);
     QTimer::singleShot(0, &feed, &ReplayFeed::start); // an unreadable file finishes at once: after exec() begins
     wait.exec();

@@ -6,6 +6,13 @@
 
 namespace ks {
 
+class LivePage;
+class ReplayFeed;
+
+/// Feeds `live` the runs, snapshots and summaries `feed` replays, as the
+/// dashboard's replay does (MainWindow::connectFeed).
+void replayIntoLivePage(ReplayFeed& feed, LivePage& live);
+
 /// The Live page's time-series charts that `export --chart live-NAME` writes.
 QStringList liveChartNames();
 

@@ -5,6 +5,8 @@
 
 #include <QFileInfo>
 
+#include <utility>
+
 namespace ks {
 
 ReplayController::ReplayController(ReplayBar* bar, QObject* parent)
@@ -62,10 +64,7 @@ void ReplayController::stop()
 {
     if (!m_feed)
         return;
-    m_feed->disconnect(this);
-    m_feed->stop();
-    m_feed->deleteLater();
-    m_feed = nullptr;
+    std::exchange(m_feed, nullptr)->discard(this);
     m_position.stop();
 }
 

@@ -63,6 +63,13 @@ void ReplayFeed::stop()
     m_replay.stop();
 }
 
+void ReplayFeed::discard(QObject* listener)
+{
+    disconnect(listener);
+    stop();
+    deleteLater();
+}
+
 void ReplayFeed::setPaused(bool paused)
 {
     m_replay.setPaused(paused);

@@ -25,6 +25,9 @@ public:
 
     void start();
     void stop();
+    /// Stops, drops every connection to `listener` and deletes itself once control is back in the
+    /// event loop, so a listener may call it from one of the feed's own signals.
+    void discard(QObject* listener);
     void setPaused(bool paused);
     void setSpeed(double speed);
     /// Plays as fast as possible until `bytes` of the file are read, then at the set speed (scrubbing).

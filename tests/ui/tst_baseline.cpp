@@ -4,6 +4,7 @@
 // live-NAME --baseline FILE`.
 #include "baseline.h"
 #include "charts/timeseriesplot.h"
+#include "liveexport.h"
 #include "livepage.h"
 #include "models/runlistmodel.h"
 #include "run/replayfeed.h"
@@ -44,11 +45,7 @@ std::shared_ptr<const Baseline> loadBaseline(const QString& path, QString* error
 void replayInto(LivePage& live, const QString& path)
 {
     ReplayFeed feed(path, 0);
-    QObject::connect(&feed, &ReplayFeed::runStarted, &live, [&](const QString& run) { live.runStarted(run); });
-    QObject::connect(&feed, &ReplayFeed::snapshotReady, &live, &LivePage::addSnapshot);
-    QObject::connect(&feed, &ReplayFeed::runFinished, &live, [&](const QString& run, const QByteArray& json) {
-        live.runFinished(run, nlohmann::json::parse(json.toStdString(), nullptr, false));
-    });
+    replayIntoLivePage(feed, live);
     QSignalSpy finished(&feed, &ReplayFeed::finished);
     feed.start();
     QVERIFY(finished.wait(60000));
