@@ -71,6 +71,22 @@ private slots:
         QVERIFY(text(down).contains(QStringLiteral("the baseline queued")));
     }
 
+    // The cliff on llama.cpp (--parallel 16 vs 4): fewer slots queue requests and, with smaller
+    // batches, make each step faster. The TPOT drop must not turn the queue into "compute".
+    void queueingWhenFewerSlotsAlsoSpeedUpSteps()
+    {
+        const json why = whyOf({ "p16", 1, 1, 0, true }, { "p4", 12.46, 0.49, 12 });
+        QCOMPARE(kind(why), QStringLiteral("queueing"));
+        QVERIFY2(text(why).contains(QStringLiteral("each step is faster, with fewer requests in the batch")),
+            qPrintable(text(why)));
+        const json down = whyOf({ "p4", 1, 1, 12 }, { "p16", 0.08, 2.04, 0, true });
+        QCOMPARE(kind(down), QStringLiteral("queueing"));
+        QVERIFY2(text(down).contains(QStringLiteral("each step is slower, with more requests in the batch")),
+            qPrintable(text(down)));
+        // Steps slower as well as a queue: the engine is the first cause (a bigger model).
+        QCOMPARE(kind(whyOf({ "a", 1, 1, 0, true }, { "b", 3.6, 1.6, 48 })), QStringLiteral("compute"));
+    }
+
     void computeWhenTpotMoves()
     {
         // Small vs large model at gentle load: both TTFT and TPOT about 3.6x.
