@@ -41,6 +41,9 @@ public:
 
     void start();
     void onAdmitted(const Admission& admission, std::int64_t stepStartUs);
+    /// The end of the step that emitted the first token (the latency histograms' first-token instant).
+    void setFirstTokenUs(std::int64_t us) { m_firstTokenUs = us; }
+    std::int64_t firstTokenUs() const { return m_firstTokenUs; }
     /// Returns Finished after the last token, Aborted when a fault ended the
     /// response early (the engine must drop the sequence).
     State onToken(const TokenEmission& emission, int batchSize, std::int64_t nowUs);
@@ -69,6 +72,7 @@ private:
     QByteArray m_content; ///< kept only for non-streaming responses
     QByteArray m_reasoning; ///< kept only for non-streaming responses
     int m_faultAt = 0;
+    std::int64_t m_firstTokenUs = -1;
     int m_eventsSent = 0;
 };
 

@@ -46,6 +46,7 @@ QByteArray SimServer::metricsBody() const
     out += "# HELP vllm:prefix_cache_hits Prefix cache hits, in terms of number of cached tokens.\n"
            "# TYPE vllm:prefix_cache_hits counter\n";
     out += "vllm:prefix_cache_hits_total" + labels + ' ' + QByteArray::number(engine.prefixCacheHits()) + '\n';
+    out += m_latency.exposition(labels);
     out += "# HELP knobscope_sim_requests_failed_total Requests answered with an error or an injected fault.\n"
            "# TYPE knobscope_sim_requests_failed_total counter\n";
     out += "knobscope_sim_requests_failed_total " + QByteArray::number(m_failedTotal) + '\n';

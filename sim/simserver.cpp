@@ -224,14 +224,19 @@ void SimServer::onStepFinished(const StepOutcome& outcome, qint64 startUs, qint6
         ++m_generationTokensTotal;
         const std::shared_ptr<TruthRecord> truth = it->second->truth();
         const CompletionSession::State state = it->second->onToken(e, outcome.decodeBatch, now);
+        if (e.tokenIndex == 0 && state != CompletionSession::State::Aborted) {
+            it->second->setFirstTokenUs(now);
+            m_latency.observeFirstToken(truth->arrivalUs, now);
+        }
         if (state == CompletionSession::State::Aborted) {
             // The record completes when the error's last byte is written or the
             // connection-closed handler runs, so it carries the real end time.
             m_loop.cancel(e.id);
         } else if (state == CompletionSession::State::Finished) {
-            if (truth->fault == QLatin1String("none") || truth->fault == QLatin1String("stall"))
+            if (truth->fault == QLatin1String("none") || truth->fault == QLatin1String("stall")) {
                 ++m_successByReason[truth->finishReason];
-            else
+                m_latency.observeFinished(truth->arrivalUs, truth->admittedUs, it->second->firstTokenUs(), now);
+            } else
                 ++m_failedTotal;
         }
     }

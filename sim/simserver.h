@@ -3,6 +3,7 @@
 #include "arrivalwatch.h"
 #include "completionsession.h"
 #include "engineloop.h"
+#include "latencyhistograms.h"
 #include "simoptions.h"
 #include "truthlog.h"
 
@@ -50,6 +51,7 @@ private:
     EngineLoop m_loop;
     FaultPlan m_faults;
     TruthLog m_truthLog;
+    LatencyHistograms m_latency;
     std::uint64_t m_nextId = 1;
     qint64 m_startedAt = 0;
     std::unordered_map<std::uint64_t, std::unique_ptr<CompletionSession>> m_sessions;

@@ -300,10 +300,18 @@ void ExperimentRunner::onArmFinished(const LoadResult& result)
 {
     m_armRunning = false;
     m_inMetricsGap = false;
-    if (m_scraper)
-        m_scraper->stop();
     m_gpu.stop();
     m_snapshotTimer.stop();
+    if (m_scraper) {
+        // vLLM's histograms see the arm's last completions only in a scrape after them.
+        m_scraper->finish([this, result] { concludeArm(result); });
+        return;
+    }
+    concludeArm(result);
+}
+
+void ExperimentRunner::concludeArm(const LoadResult& result)
+{
     if (m_progressDirty) {
         m_progressDirty = false;
         emit progressed(m_lastProgress);

@@ -91,6 +91,7 @@ private:
     /// Writes the instant into the file as a `tick` line and sends the snapshot.
     void takeSnapshot();
     void onArmFinished(const LoadResult& result);
+    void concludeArm(const LoadResult& result);
     /// One run of an arm (a segment of a steered one): what finishRun() summarizes.
     struct Segment {
         QString run;

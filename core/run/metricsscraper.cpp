@@ -6,6 +6,8 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 
+#include <utility>
+
 namespace ks {
 
 MetricsScraper::MetricsScraper(const QUrl& baseUrl, qint64 t0Us, int intervalMs, QObject* parent)
@@ -50,6 +52,17 @@ void MetricsScraper::stop()
         m_inFlight->abort();
 }
 
+void MetricsScraper::finish(std::function<void()> done)
+{
+    stop();
+    if (m_givenUp || !m_firstHistograms || !m_nam) {
+        done();
+        return;
+    }
+    m_finalDone = std::move(done);
+    scrape();
+}
+
 void MetricsScraper::scrape()
 {
     if (m_inFlight || m_givenUp)
@@ -66,6 +79,16 @@ void MetricsScraper::onReply(QNetworkReply* reply)
 {
     m_inFlight = nullptr;
     reply->deleteLater();
+    if (m_finalDone) {
+        // Only the histograms: the arm's gauges and gaps were closed by stop().
+        if (reply->error() == QNetworkReply::NoError
+            && reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200) {
+            if (LatencyHistograms h = extractLatencyHistograms(parsePrometheusText(reply->readAll()).samples); h.any())
+                m_lastHistograms = std::move(h);
+        }
+        std::exchange(m_finalDone, {})();
+        return;
+    }
     if (reply->error() == QNetworkReply::OperationCanceledError && !m_timer.isActive())
         return; // stopped
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();

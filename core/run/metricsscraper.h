@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+
 class QNetworkAccessManager;
 class QNetworkReply;
 
@@ -55,6 +57,11 @@ public:
     void setTimeoutMs(int ms) { m_timeoutMs = ms; }
     void start();
     void stop();
+    /// Stops, then, where the server publishes vLLM's latency histograms, scrapes
+    /// once more so lastHistograms() holds every request the arm finished (the
+    /// last periodic scrape can be an interval before the last completion);
+    /// `done` runs when that scrape answers or fails, at once when there is none.
+    void finish(std::function<void()> done);
     bool isActive() const { return m_timer.isActive(); }
     /// The wait before the next scrape: the interval, or the back-off after failures.
     int currentIntervalMs() const { return m_timer.interval(); }
@@ -97,6 +104,7 @@ private:
     qint64 m_longestGapMs = 0;
     std::optional<LatencyHistograms> m_firstHistograms;
     std::optional<LatencyHistograms> m_lastHistograms;
+    std::function<void()> m_finalDone; ///< set while the final scrape of finish() is out
 };
 
 /// The summary warning for scrapes that failed and were retried.

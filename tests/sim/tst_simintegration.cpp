@@ -2,6 +2,8 @@
 #include "rawhttpclient.h"
 #include "simprocess.h"
 
+#include "run/prometheustext.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -10,7 +12,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <memory>
+#include <numeric>
 
 namespace {
 
@@ -321,6 +325,61 @@ private slots:
             truth[1].value(QStringLiteral("token_us")).toArray().last().toDouble());
         QVERIFY(truth[2].value(QStringLiteral("first_token_us")).toDouble() > firstEnd);
         QVERIFY(truth[3].value(QStringLiteral("first_token_us")).toDouble() > firstEnd);
+    }
+
+    // /metrics carries vLLM V1's latency histograms, filled from the instants the
+    // truth log records: the queue (arrival to the admitting step) bucket by
+    // bucket and to the microsecond in its sum; prefill from the same admission
+    // to the first token (the truth log stamps the token when written, the
+    // histogram at the end of its step, so they differ by the write only).
+    void publishesVllmLatencyHistogramsFromItsOwnInstants()
+    {
+        QTemporaryDir dir;
+        const QString truthPath = dir.filePath(QStringLiteral("truth.jsonl"));
+        auto sim = startSim(
+            { QStringLiteral("--max-num-seqs"), QStringLiteral("2"), QStringLiteral("--truth-log"), truthPath });
+        QVERIFY(sim);
+        constexpr int kRequests = 6;
+        std::vector<std::unique_ptr<RawHttpClient>> clients;
+        for (int i = 0; i < kRequests; ++i) {
+            clients.push_back(std::make_unique<RawHttpClient>());
+            clients.back()->start(
+                sim->port(), postRequest("/v1/completions", completionJson(8, true, "h" + QByteArray::number(i))));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(
+            std::all_of(clients.begin(), clients.end(), [](const auto& c) { return c->isDone(); }), 30000);
+        const QByteArray metrics = exchange(sim->port(), getRequest("/metrics")).value(0).body;
+        QCOMPARE(sim->terminate(), 0);
+        QVERIFY(metrics.contains(R"(vllm:request_queue_time_seconds_bucket{model_name="sim-8b",le="0.3"})"));
+        QVERIFY(metrics.contains(R"(vllm:request_queue_time_seconds_bucket{model_name="sim-8b",le="1.0"})"));
+        QVERIFY(metrics.contains(R"(vllm:time_to_first_token_seconds_bucket{model_name="sim-8b",le="0.001"})"));
+        QCOMPARE(
+            metricValue(metrics, R"(vllm:time_to_first_token_seconds_count{model_name="sim-8b"})"), double(kRequests));
+        QCOMPARE(
+            metricValue(metrics, R"(vllm:e2e_request_latency_seconds_count{model_name="sim-8b"})"), double(kRequests));
+        const ks::LatencyHistograms h = ks::extractLatencyHistograms(ks::parsePrometheusText(metrics).samples);
+
+        const QList<QJsonObject> truth = readJsonl(truthPath);
+        QCOMPARE(truth.size(), kRequests);
+        std::vector<double> queue, prefill;
+        for (const QJsonObject& t : truth) {
+            const double arrival = t.value(QStringLiteral("arrival_us")).toDouble();
+            const double admitted = t.value(QStringLiteral("admitted_us")).toDouble();
+            queue.push_back((admitted - arrival) / 1e6);
+            prefill.push_back((t.value(QStringLiteral("first_token_us")).toDouble() - admitted) / 1e6);
+        }
+        QVERIFY(*std::max_element(queue.begin(), queue.end()) > 0.1); // four of the six waited for a slot
+        QCOMPARE(h.queue.count, double(kRequests));
+        QVERIFY(std::abs(h.queue.sum - std::accumulate(queue.begin(), queue.end(), 0.0)) < 1e-5);
+        for (std::size_t b = 0; b < h.queue.upperBounds.size(); ++b) {
+            const double le = h.queue.upperBounds[b];
+            const auto below = std::count_if(queue.begin(), queue.end(), [le](double q) { return q <= le; });
+            QCOMPARE(h.queue.cumulative[b], double(below));
+        }
+        QCOMPARE(h.prefill.count, double(kRequests));
+        const double prefillTruth = std::accumulate(prefill.begin(), prefill.end(), 0.0);
+        QVERIFY2(h.prefill.sum <= prefillTruth + 1e-6 && h.prefill.sum > prefillTruth - kRequests * 0.002,
+            qPrintable(QStringLiteral("%1 vs %2").arg(h.prefill.sum).arg(prefillTruth)));
     }
 
     void injectsEachFaultAsConfigured_data()
