@@ -4,6 +4,7 @@
 #include "compare/sweepcompare.h"
 #include "drift/driftanalysis.h"
 #include "metrics/runsummary.h"
+#include "metrics/ttftsplit.h"
 #include "run/hostenvironment.h"
 #include "run/serverversion.h"
 #include "store/runfile.h"
@@ -121,31 +122,30 @@ QString diagnoses(const json& arm)
 QString ttftSplit(const json& arm)
 {
     QString body;
+    bool any = false;
     for (const json& config : arm.value("configs", json::array())) {
         const json split = config.value("ttft_split_ms", json());
-        if (!split.is_object())
+        if (!split.is_object()) {
+            body += row({ QStringLiteral("n/a"), QStringLiteral("n/a"), QStringLiteral("n/a"),
+                            esc(ks::noTtftSplitReason()), QString() },
+                esc(config.value("config", std::string())));
             continue;
-        auto p50 = [&split](const char* part) {
-            const json p = split.value(part, json());
-            if (!p.is_object())
-                return QStringLiteral("n/a");
-            if (p.value("p50", json()).is_number())
-                return number(p["p50"], 1);
-            return p.value("mean", json()).is_number() ? QStringLiteral("mean ") + number(p["mean"], 1)
-                                                       : QStringLiteral("n/a");
-        };
-        body += row({ p50("queue"), p50("prefill"), p50("rest"), esc(stringOf(split, "source")),
+        }
+        any = true;
+        body += row({ esc(ks::ttftSplitPartText(split, "queue")), esc(ks::ttftSplitPartText(split, "prefill")),
+                        esc(ks::ttftSplitPartText(split, "rest")), esc(stringOf(split, "source")),
                         number(split.value("requests", json()), 0) },
             esc(config.value("config", std::string())));
     }
-    if (body.isEmpty())
-        return {};
-    return QStringLiteral("<h3>TTFT split, p50 ms</h3>\n")
+    if (!any)
+        return paragraph(QStringLiteral("TTFT split: none: %1.").arg(ks::noTtftSplitReason()));
+    return QStringLiteral("<h3>TTFT split, ms</h3>\n")
         + table({ QStringLiteral("config"), QStringLiteral("queue"), QStringLiteral("prefill"), QStringLiteral("rest"),
                     QStringLiteral("source"), QStringLiteral("requests") },
             body)
-        + paragraph(QStringLiteral("From the server's own figures; vllm-histograms: percentiles interpolated within "
-                                   "buckets, rest a mean only."));
+        + paragraph(QStringLiteral("From the server's own figures, each row naming its source; llamacpp-timings: per "
+                                   "request; vllm-histograms: exact means, each percentile known only to the bucket "
+                                   "that holds it, rest a mean only."));
 }
 
 QString repeats(const json& arm)

@@ -3,6 +3,7 @@
 #include "compare/diagnosis.h"
 #include "compare/sweepcompare.h"
 #include "metrics/runsummary.h"
+#include "metrics/ttftsplit.h"
 
 #include <QStringList>
 
@@ -113,33 +114,31 @@ QString sweepMarkdown(const nlohmann::json& arm)
     return out + QLatin1Char('\n');
 }
 
-// Where TTFT went, per configuration, from the server's own figures (docs/metrics.md).
+// Where TTFT went, per configuration, from the server's own figures
+// (docs/metrics.md): each line names its source; a configuration without one
+// says so instead of showing nothing, or a guess.
 QString ttftSplitMarkdown(const nlohmann::json& arm)
 {
     QString out;
+    bool anySplit = false;
     for (const auto& config : arm["configs"]) {
+        const QString label = QString::fromStdString(config["config"].get<std::string>());
         const nlohmann::json split = config.value("ttft_split_ms", nlohmann::json());
-        if (!split.is_object())
+        if (!split.is_object()) {
+            out += QStringLiteral("- %1: no split: %2\n").arg(label, noTtftSplitReason());
             continue;
-        auto p50 = [&](const char* part) {
-            const nlohmann::json p = split.value(part, nlohmann::json());
-            if (!p.is_object())
-                return QStringLiteral("n/a");
-            if (p.value("p50", nlohmann::json()).is_number())
-                return number(p["p50"], 1);
-            return p.value("mean", nlohmann::json()).is_number() ? QStringLiteral("mean ") + number(p["mean"], 1)
-                                                                 : QStringLiteral("n/a");
-        };
-        out += QStringLiteral("- %1: %2 / %3 / %4 (%5, %6 requests)\n")
-                   .arg(QString::fromStdString(config["config"].get<std::string>()), p50("queue"), p50("prefill"),
-                       p50("rest"), QString::fromStdString(split.value("source", std::string())),
-                       number(split.value("requests", nlohmann::json()), 0));
+        }
+        anySplit = true;
+        out += QStringLiteral("- %1, from %2 (%3 requests): queue %4; prefill %5; rest %6 ms\n")
+                   .arg(label, QString::fromStdString(split.value("source", std::string())),
+                       number(split.value("requests", nlohmann::json()), 0), ttftSplitPartText(split, "queue"),
+                       ttftSplitPartText(split, "prefill"), ttftSplitPartText(split, "rest"));
     }
-    if (out.isEmpty())
-        return out;
-    return QStringLiteral(
-               "TTFT split, p50 ms (queue / prefill / rest), from the server's own figures; vllm-histograms: "
-               "percentiles interpolated within buckets, rest a mean only:\n")
+    if (!anySplit && arm["configs"].size() > 0)
+        return QStringLiteral("TTFT split: none: %1.\n").arg(noTtftSplitReason());
+    return QStringLiteral("TTFT split (queue, prefill, rest), from the server's own figures as named on each line; "
+                          "llamacpp-timings: per request; vllm-histograms: exact means, percentiles known only to "
+                          "vLLM's buckets:\n")
         + out;
 }
 

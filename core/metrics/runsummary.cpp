@@ -142,9 +142,6 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
                 split.queueMs.push_back(waitMs);
                 split.prefillMs.push_back(f.timings->promptMs);
                 split.restMs.push_back(ttftMs - waitMs - f.timings->promptMs);
-            } else if (!f.timings) {
-                split.headersWaitMs.push_back(waitMs);
-                split.headersTtftMs.push_back(ttftMs);
             }
         }
         if (r.ttfcUs >= 0)

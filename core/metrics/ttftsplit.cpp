@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string_view>
 
 namespace ks {
 
@@ -14,7 +15,6 @@ namespace {
 
 const char* const kLlamaCpp = "llamacpp-timings";
 const char* const kHistograms = "vllm-histograms";
-const char* const kHeaders = "headers";
 
 nlohmann::json statsOf(std::vector<double>& values)
 {
@@ -35,7 +35,7 @@ int rankOf(const nlohmann::json& split)
     if (!split.is_object())
         return 0;
     const std::string source = sourceOf(split);
-    return source == kLlamaCpp ? 3 : source == kHistograms ? 2 : source == kHeaders ? 1 : 0;
+    return source == kLlamaCpp ? 2 : source == kHistograms ? 1 : 0;
 }
 
 // What the server observed between two scrapes: bucket and _sum/_count deltas.
@@ -66,6 +66,19 @@ std::optional<Delta> deltaOf(const PromHistogram& first, const PromHistogram& la
     return d;
 }
 
+// The bucket [lower, upper] edges, in ms, that hold the quantile q: all a
+// histogram knows of it. The +Inf bucket has no upper edge (null).
+nlohmann::json bucketOf(const Delta& d, double q)
+{
+    const double rank = std::clamp(q, 0.0, 1.0) * d.cumulative.back();
+    std::size_t b = 0;
+    while (b + 1 < d.cumulative.size() && d.cumulative[b] < rank)
+        ++b;
+    const double lower = b == 0 ? 0 : d.upperBounds[b - 1] * 1000.0;
+    const double upper = d.upperBounds[b] * 1000.0;
+    return nlohmann::json::array({ lower, std::isinf(upper) ? nlohmann::json(nullptr) : nlohmann::json(upper) });
+}
+
 // Seconds to milliseconds; the highest non-empty bucket's upper edge stands for max.
 nlohmann::json histogramStats(const Delta& d)
 {
@@ -77,7 +90,10 @@ nlohmann::json histogramStats(const Delta& d)
             max = std::isinf(d.upperBounds[i]) ? (i > 0 ? d.upperBounds[i - 1] : 0) : d.upperBounds[i];
     }
     return { { "p50", q(0.50) }, { "p90", q(0.90) }, { "p95", q(0.95) }, { "p99", q(0.99) }, { "max", max * 1000.0 },
-        { "mean", d.sum / d.count * 1000.0 }, { "count", d.count } };
+        { "mean", d.sum / d.count * 1000.0 }, { "count", d.count },
+        { "bucket",
+            { { "p50", bucketOf(d, 0.50) }, { "p90", bucketOf(d, 0.90) }, { "p95", bucketOf(d, 0.95) },
+                { "p99", bucketOf(d, 0.99) } } } };
 }
 
 QString ms(const nlohmann::json& object, const char* stat)
@@ -87,33 +103,23 @@ QString ms(const nlohmann::json& object, const char* stat)
                                                  : QStringLiteral("%1").arg(QStringLiteral("n/a"), 10);
 }
 
+QString meanText(const nlohmann::json& split, const char* part)
+{
+    const nlohmann::json p = split.value(part, nlohmann::json());
+    return p.is_object() && p.value("mean", nlohmann::json()).is_number()
+        ? QString::number(p["mean"].get<double>(), 'f', 1)
+        : QStringLiteral("n/a");
+}
+
 } // namespace
 
 nlohmann::json ttftSplitFromRequests(TtftSplitInput& in)
 {
-    if (!in.queueMs.empty()) {
-        const auto n = in.queueMs.size();
-        return { { "queue", statsOf(in.queueMs) }, { "prefill", statsOf(in.prefillMs) }, { "rest", statsOf(in.restMs) },
-            { "source", kLlamaCpp }, { "requests", n } };
-    }
-    if (in.headersWaitMs.empty())
+    if (in.queueMs.empty())
         return nullptr;
-    // A server that answers headers on arrival makes the wait the round trip:
-    // short, and flat above its fastest answer. Only a wait that is neither is a queue.
-    const double fastest = *std::min_element(in.headersWaitMs.begin(), in.headersWaitMs.end());
-    std::vector<double> spread;
-    spread.reserve(in.headersWaitMs.size());
-    for (double w : in.headersWaitMs)
-        spread.push_back(w - fastest);
-    if (percentile(in.headersWaitMs, 50) < kHeadersQueueMinMs || percentile(spread, 50) < kHeadersQueueMinMs)
-        return nullptr;
-    std::vector<double> rest;
-    rest.reserve(in.headersWaitMs.size());
-    for (std::size_t i = 0; i < in.headersWaitMs.size(); ++i)
-        rest.push_back(in.headersTtftMs[i] - in.headersWaitMs[i]);
-    const auto n = in.headersWaitMs.size();
-    return { { "queue", statsOf(in.headersWaitMs) }, { "prefill", nullptr }, { "rest", statsOf(rest) },
-        { "source", kHeaders }, { "requests", n } };
+    const auto n = in.queueMs.size();
+    return { { "queue", statsOf(in.queueMs) }, { "prefill", statsOf(in.prefillMs) }, { "rest", statsOf(in.restMs) },
+        { "source", kLlamaCpp }, { "requests", n } };
 }
 
 double histogramQuantile(const std::vector<double>& upperBounds, const std::vector<double>& cumulative, double q)
@@ -179,18 +185,23 @@ QString ttftSplitBrief(const nlohmann::json& summary)
     const auto it = summary.find("ttft_split_ms");
     if (it == summary.end() || !it->is_object())
         return {};
+    // A histogram's percentile is only known to its bucket; its mean is exact.
+    const char* stat = sourceOf(*it) == kHistograms ? "mean" : "p50";
     QStringList parts;
     for (const char* part : { "queue", "prefill", "rest" }) {
         const nlohmann::json p = it->value(part, nlohmann::json());
         if (!p.is_object())
             continue;
-        if (p.value("p50", nlohmann::json()).is_number())
-            parts << QStringLiteral("%1 %2").arg(QLatin1String(part)).arg(p["p50"].get<double>(), 0, 'f', 1);
-        else if (p.value("mean", nlohmann::json()).is_number())
-            parts << QStringLiteral("%1 mean %2").arg(QLatin1String(part)).arg(p["mean"].get<double>(), 0, 'f', 1);
+        for (const char* shown : { stat, stat == std::string_view("mean") ? "p50" : "mean" }) {
+            if (!p.value(shown, nlohmann::json()).is_number())
+                continue;
+            parts << QStringLiteral("%1 %2 %3")
+                         .arg(QLatin1String(part), QLatin1String(shown))
+                         .arg(p[shown].get<double>(), 0, 'f', 1);
+            break;
+        }
     }
-    return QStringLiteral("%1 ms (p50; %2)")
-        .arg(parts.join(QStringLiteral(", ")), QString::fromStdString(sourceOf(*it)));
+    return QStringLiteral("%1 ms (%2)").arg(parts.join(QStringLiteral(", ")), QString::fromStdString(sourceOf(*it)));
 }
 
 QString formatTtftSplit(const nlohmann::json& summary)
@@ -217,16 +228,50 @@ QString formatTtftSplit(const nlohmann::json& summary)
         how = QStringLiteral("queue = response headers - send, prefill = the server's prompt_ms, rest = TTFT - both");
     } else if (source == kHistograms) {
         const nlohmann::json rest = split.value("rest", nlohmann::json());
-        how = QStringLiteral("percentiles interpolated within buckets, max a bucket edge; rest is mean only: %1 ms")
+        how = QStringLiteral("percentiles interpolated within vLLM's buckets (the bucket is all that is known of "
+                             "them), max a bucket edge; means exact: queue %1, prefill %2 ms; rest is mean only: %3 ms")
+                  .arg(meanText(split, "queue"), meanText(split, "prefill"))
                   .arg(rest.is_object() && rest.value("mean", nlohmann::json()).is_number()
                           ? QString::number(rest["mean"].get<double>(), 'f', 1)
                           : QStringLiteral("n/a"));
-    } else if (source == kHeaders) {
-        how = QStringLiteral("queue = response headers - send (includes the network), prefill unknown");
     }
     lines
         << QStringLiteral("  ttft split from %1 (%2 requests): %3").arg(QString::fromStdString(source), requests, how);
     return lines.join(QLatin1Char('\n'));
+}
+
+QString ttftSplitPartText(const nlohmann::json& split, const char* part)
+{
+    const nlohmann::json p = split.is_object() ? split.value(part, nlohmann::json()) : nlohmann::json();
+    if (!p.is_object())
+        return QStringLiteral("n/a");
+    auto numberAt = [](const nlohmann::json& o, const char* key) -> std::optional<double> {
+        const auto it = o.find(key);
+        return it != o.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
+    };
+    const std::optional<double> p50 = numberAt(p, "p50"), mean = numberAt(p, "mean");
+    if (sourceOf(split) == kHistograms && mean) {
+        QString text = QStringLiteral("mean %1").arg(*mean, 0, 'f', 1);
+        const auto bucket = p.find("bucket");
+        if (p50 && bucket != p.end() && bucket->is_object()) {
+            const nlohmann::json edges = bucket->value("p50", nlohmann::json());
+            if (edges.is_array() && edges.size() == 2 && edges[0].is_number())
+                text += QStringLiteral(" (p50 %1, in the bucket %2-%3)")
+                            .arg(*p50, 0, 'f', 0)
+                            .arg(edges[0].get<double>(), 0, 'f', 0)
+                            .arg(edges[1].is_number() ? QString::number(edges[1].get<double>(), 'f', 0)
+                                                      : QStringLiteral("inf"));
+        }
+        return text;
+    }
+    if (p50)
+        return QStringLiteral("p50 %1").arg(*p50, 0, 'f', 1);
+    return mean ? QStringLiteral("mean %1").arg(*mean, 0, 'f', 1) : QStringLiteral("n/a");
+}
+
+QString noTtftSplitReason()
+{
+    return QStringLiteral("the server publishes no queue timing (no llama.cpp timings, no vLLM latency histograms)");
 }
 
 } // namespace ks

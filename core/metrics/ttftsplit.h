@@ -19,15 +19,11 @@ namespace ks {
 struct TtftSplitInput {
     /// llama.cpp (requests with t_headers_us and the stream's timings.prompt_ms):
     /// queue = t_headers - t_send, prefill = prompt_ms, rest = TTFT - both.
+    /// llama.cpp holds its response headers until a slot takes the request
+    /// (tests/realengine shows it); vLLM and knobscope-sim send them on arrival,
+    /// so the time to headers alone is never read as a queue.
     std::vector<double> queueMs, prefillMs, restMs;
-    /// Requests with t_headers_us but no timings: the headers wait and the TTFT.
-    std::vector<double> headersWaitMs, headersTtftMs;
 };
-
-/// Below this median headers wait, or this median spread above the fastest
-/// answer, the server sent its headers on arrival: the wait is the network, not
-/// a queue, and no `headers` split is reported.
-inline constexpr double kHeadersQueueMinMs = 1.0;
 
 /// The `ttft_split_ms` object from per-request values, or null when no
 /// source exists. Reorders the input's vectors.
@@ -67,7 +63,8 @@ double histogramQuantile(const std::vector<double>& upperBounds, const std::vect
 
 /// Puts `candidate` into summary["ttft_split_ms"] when it comes from a better
 /// source than what is there: llamacpp-timings (per request, the server's own
-/// clock) over vllm-histograms (per arm) over headers (per request, queue only).
+/// clock) over vllm-histograms (per arm). Any other source (an older file's
+/// `headers`) is not taken.
 void offerTtftSplit(nlohmann::json& summary, const nlohmann::json& candidate);
 
 /// offerTtftSplit() of the histogram split between an arm's first and last
@@ -75,12 +72,22 @@ void offerTtftSplit(nlohmann::json& summary, const nlohmann::json& candidate);
 void offerHistogramSplit(nlohmann::json& summary, const std::optional<LatencyHistograms>& first,
     const std::optional<LatencyHistograms>& last);
 
-/// "queue 1.2, prefill 40.0, rest 6.0 ms (p50; llamacpp-timings)": one line
-/// for the dashboard; a part without a p50 shows its mean. Empty without a split.
+/// "queue p50 1.2, prefill p50 40.0, rest p50 6.0 ms (llamacpp-timings)": one
+/// line for the dashboard. From vLLM's histograms the exact means ("queue mean
+/// 6870 ms"), since a percentile is only known to its bucket. Empty without a split.
 QString ttftSplitBrief(const nlohmann::json& summary);
 
 /// "ttft split (llamacpp-timings, 240 requests): queue p50 1.2 ms, ..." lines
 /// for the report table; empty when the summary has no split.
 QString formatTtftSplit(const nlohmann::json& summary);
+
+/// One part of a split as text, in ms: "p50 12.3" per request; from vLLM's
+/// histograms the exact mean first, then the p50 with the bucket that holds it
+/// ("mean 6870.2 (p50 7081, in the bucket 5000-10000)"); "n/a" when unknown.
+QString ttftSplitPartText(const nlohmann::json& split, const char* part);
+
+/// Why there is no split, for the places that show one: "the server publishes
+/// no queue timing (no llama.cpp timings, no vLLM latency histograms)".
+QString noTtftSplitReason();
 
 } // namespace ks

@@ -219,10 +219,15 @@ private slots:
         QCOMPARE(configs[1]["ttft_split_ms"]["source"].get<std::string>(), std::string("vllm-histograms"));
         QVERIFY(!configs[2].contains("ttft_split_ms"));
         const QString md = compareMarkdown(arms);
-        QVERIFY2(md.contains(QStringLiteral("- a: 3.0 / 20.0 / ")), qPrintable(md));
-        QVERIFY(md.contains(QStringLiteral("(llamacpp-timings, 150 requests)")));
-        QVERIFY(md.contains(QStringLiteral("- b: 250.0 / 420.0 / mean 150.0 (vllm-histograms, 100 requests)")));
-        QVERIFY(!md.contains(QStringLiteral("- c:")));
+        // Each line names its source; from histograms the exact means; no source, no split, and why.
+        QVERIFY2(md.contains(QStringLiteral(
+                     "- a, from llamacpp-timings (150 requests): queue p50 3.0; prefill p50 20.0; rest p50 ")),
+            qPrintable(md));
+        QVERIFY2(
+            md.contains(QStringLiteral(
+                "- b, from vllm-histograms (100 requests): queue mean 300.0; prefill mean 450.0; rest mean 150.0 ms")),
+            qPrintable(md));
+        QVERIFY2(md.contains(QStringLiteral("- c: no split: the server publishes no queue timing")), qPrintable(md));
     }
 
     void aRealThreefoldDifferenceIsCalledByBoth()

@@ -114,6 +114,12 @@ private slots:
         QCOMPARE(q["p99"].get<double>(), 1400.0); // rank 99: 1.0 + 0.5 * 4/5
         QCOMPARE(q["max"].get<double>(), 1500.0); // the highest non-empty bucket's edge
         QCOMPARE(q["mean"].get<double>(), 300.0); // exact: 30 s / 100
+        // All a histogram knows of a percentile is the bucket that holds its rank.
+        QVERIFY(q["bucket"]["p50"] == nlohmann::json::array({ 0.0, 300.0 }));
+        QVERIFY(q["bucket"]["p90"] == nlohmann::json::array({ 500.0, 800.0 }));
+        QVERIFY(q["bucket"]["p95"] == nlohmann::json::array({ 800.0, 1000.0 }));
+        QVERIFY(q["bucket"]["p99"] == nlohmann::json::array({ 1000.0, 1500.0 }));
+        QCOMPARE(ttftSplitPartText(split, "queue"), QStringLiteral("mean 300.0 (p50 250, in the bucket 0-300)"));
         const nlohmann::json& p = split["prefill"];
         QCOMPARE(p["p50"].get<double>(), 420.0); // 0.3 + 0.2 * 30/50
         QCOMPARE(p["p90"].get<double>(), 700.0); // 0.5 + 0.3 * 20/30

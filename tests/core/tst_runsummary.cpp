@@ -263,36 +263,26 @@ private slots:
         QCOMPARE(split["rest"]["mean"].get<double>(), 10.0);
     }
 
-    // Headers alone are a queue only from a server that holds them until a
-    // slot takes the request: a wait of a millisecond or more, spread above
-    // the fastest answer (docs/metrics.md). Never from one that answers at once.
-    void ttftSplitFromHeadersOnlyWhenTheyWait_data()
+    // Headers alone are never a split: only llama.cpp is shown (tests/realengine)
+    // to hold them until a slot takes the request, and it sends timings too; vLLM
+    // and knobscope-sim send them on arrival, where the wait is the client's own
+    // event loop (7 ms on a loaded machine, for requests that queued 6.9 s).
+    void headersAloneAreNeverASplit_data()
     {
         QTest::addColumn<std::vector<double>>("waits");
-        QTest::addColumn<bool>("reported");
-        QTest::newRow("held until scheduled") << std::vector<double> { 0.5, 3, 5, 7, 9 } << true;
-        QTest::newRow("local, answered at once") << std::vector<double> { 0.2, 0.3, 0.25, 0.3, 0.4 } << false;
-        QTest::newRow("remote, answered at once") << std::vector<double> { 20, 20.3, 20.1, 20.4, 20.2 } << false;
-        QTest::newRow("mostly immediate") << std::vector<double> { 0.2, 0.2, 0.3, 0.3, 40 } << false;
+        QTest::newRow("waits that look like a queue") << std::vector<double> { 0.5, 3, 5, 7, 9 };
+        QTest::newRow("local, answered at once") << std::vector<double> { 0.2, 0.3, 0.25, 0.3, 0.4 };
+        QTest::newRow("remote, answered at once") << std::vector<double> { 20, 20.3, 20.1, 20.4, 20.2 };
     }
-    void ttftSplitFromHeadersOnlyWhenTheyWait()
+    void headersAloneAreNeverASplit()
     {
         QFETCH(std::vector<double>, waits);
-        QFETCH(bool, reported);
         std::vector<RequestRecord> records;
         for (std::size_t i = 0; i < waits.size(); ++i)
             records.push_back(withHeaders(qint64(i), double(i) * 10, waits[i], 50 + double(i)));
         const nlohmann::json s = summaryOf(records, true);
-        QCOMPARE(s.contains("ttft_split_ms"), reported);
-        if (!reported)
-            return;
-        const nlohmann::json& split = s["ttft_split_ms"];
-        QCOMPARE(split["source"].get<std::string>(), std::string("headers"));
-        QVERIFY(split["prefill"].is_null()); // unknown, not zero
-        QCOMPARE(split["queue"]["p50"].get<double>(), 5.0);
-        // rest = TTFT - wait: 49.5, 48, 47, 46, 45
-        QCOMPARE(split["rest"]["p50"].get<double>(), 47.0);
-        QCOMPARE(split["rest"]["max"].get<double>(), 49.5);
+        QVERIFY(!s.contains("ttft_split_ms"));
+        QVERIFY(!formatSummaryTable(s).contains(QStringLiteral("ttft split")));
     }
 
     void noSourceNoSplit()
@@ -311,14 +301,16 @@ private slots:
             nlohmann::json summary = { { "ttft_split_ms",
                 { { "source", bad }, { "requests", bad }, { "queue", { { "p50", bad }, { "mean", bad } } },
                     { "rest", bad } } } };
-            QVERIFY(ttftSplitBrief(summary).contains(QStringLiteral("ms (p50")));
+            QVERIFY(ttftSplitBrief(summary).contains(QStringLiteral(" ms (")));
             QVERIFY(formatTtftSplit(summary).contains(QStringLiteral("ttft split from")));
-            offerTtftSplit(summary, { { "source", "headers" } }); // an unknown source ranks lowest
-            QVERIFY(summary["ttft_split_ms"]["source"] == "headers");
+            QVERIFY(!ttftSplitPartText(summary["ttft_split_ms"], "queue").isEmpty());
+            offerTtftSplit(summary, { { "source", "headers" } }); // an older file's headers split is not taken
+            QVERIFY(summary["ttft_split_ms"]["source"] == bad);
         }
     }
 
-    // Timings beat histograms beat headers, whatever the order they are offered in.
+    // Timings beat histograms, whatever the order they are offered in; an older
+    // file's `headers` split is never taken.
     void betterSourcesWin()
     {
         const nlohmann::json headers = { { "source", "headers" } };
@@ -328,6 +320,7 @@ private slots:
         offerTtftSplit(s, nullptr);
         QVERIFY(!s.contains("ttft_split_ms"));
         offerTtftSplit(s, headers);
+        QVERIFY(!s.contains("ttft_split_ms"));
         offerTtftSplit(s, histograms);
         QVERIFY(s["ttft_split_ms"] == histograms);
         offerTtftSplit(s, headers);

@@ -86,10 +86,11 @@ private slots:
         runs.runFinished(QStringLiteral("b/stress"),
             { { "status", "completed" },
                 { "ttft_split_ms",
-                    { { "queue", { { "p50", 250.0 } } }, { "prefill", { { "p50", 420.0 } } },
+                    { { "queue", { { "p50", 250.0 }, { "mean", 7.5 } } }, { "prefill", { { "p50", 420.0 } } },
                         { "rest", { { "mean", 150.0 } } }, { "source", "vllm-histograms" } } } });
+        // From histograms the exact means: a p50 is only known to its bucket.
         QCOMPARE(runs.data(runs.index(1, RunListModel::TtftColumn), Qt::ToolTipRole).toString(),
-            QStringLiteral("TTFT split: queue 250.0, prefill 420.0, rest mean 150.0 ms (p50; vllm-histograms)"));
+            QStringLiteral("TTFT split: queue mean 7.5, prefill p50 420.0, rest mean 150.0 ms (vllm-histograms)"));
         runs.clear();
         QCOMPARE(runs.rowCount(), 0);
     }
