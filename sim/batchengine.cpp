@@ -25,6 +25,7 @@ BatchEngine::BatchEngine(EngineConfig config)
               ? m_config.prefixCacheBlocks
               : int(std::clamp<qint64>(m_config.kvCacheTokens / kKvBlockTokens, 1, std::numeric_limits<int>::max())))
 {
+    m_jitterRng.seed(m_config.jitterSeed);
 }
 
 void BatchEngine::submit(const SequenceSpec& spec, std::vector<std::uint64_t> blocks)
@@ -135,8 +136,12 @@ StepOutcome BatchEngine::step()
     while (admitOne(budget, out)) { }
 
     const auto& p = m_config.profile;
-    out.durationUs = std::int64_t(
-        std::llround(p.stepBaseUs + p.stepPerSeqUs * out.decodeBatch + p.prefillPerTokenUs * out.prefillTokens));
+    double durationUs = p.stepBaseUs + p.stepPerSeqUs * out.decodeBatch + p.prefillPerTokenUs * out.prefillTokens;
+    if (m_config.stepJitter > 0) {
+        const double sd = m_config.stepJitter;
+        durationUs *= 1.0 + std::clamp(std::normal_distribution<double>(0.0, sd)(m_jitterRng), -3 * sd, 3 * sd);
+    }
+    out.durationUs = std::int64_t(std::llround(durationUs));
 
     auto finished = [this](const Sequence& s) {
         if (s.generated < s.spec.outputTokens)

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <random>
 #include <vector>
 
 namespace kssim {
@@ -18,6 +19,11 @@ struct EngineConfig {
     /// Prefix-cache capacity in KV blocks; 0: the KV cache's size in blocks (cached
     /// blocks are free blocks that have not been reused yet).
     int prefixCacheBlocks = 0;
+    /// Each step's time varies by this fraction (the standard deviation of a
+    /// normal factor around 1, cut at three of them), from `jitterSeed`: a real
+    /// engine's steps are not a metronome (docs/simulator.md). 0: exact.
+    double stepJitter = 0;
+    std::uint64_t jitterSeed = 0;
 };
 
 struct SequenceSpec {
@@ -104,6 +110,7 @@ private:
     PrefixCache m_seenPrompts { 4096 }; ///< whole-prompt hashes, one "block" each
     quint64 m_prefixQueries = 0;
     quint64 m_prefixHits = 0;
+    std::mt19937_64 m_jitterRng;
 };
 
 } // namespace kssim

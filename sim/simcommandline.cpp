@@ -53,6 +53,10 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
     add("max-model-len", "Context length: prompt plus output tokens.", "n");
     add("no-prefix-caching", "Disable automatic prefix caching.");
     add("engine-seed", "Per-process numerics seed (default: random, as a real GPU process).", "n");
+    add("step-jitter",
+        "How much each engine step's time varies: the standard deviation of a normal factor around 1 (0 for exact "
+        "steps; see docs/simulator.md).",
+        "fraction", "0.03");
     add("truth-log", "Write one JSONL line per request with the server's own timestamps.", "file");
     add("truth-log-prompts", "Also write each request's prompt (or messages as JSON) into the truth log.");
     for (const FractionFlag& f : kFaultFlags)
@@ -114,6 +118,15 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
     o.engineSeed = isSet("engine-seed")
         ? std::uint64_t(integer("engine-seed", 0, std::numeric_limits<long long>::max()))
         : QRandomGenerator::system()->generate64();
+    {
+        bool ok = false;
+        const double jitter = parser.value(QStringLiteral("step-jitter")).toDouble(&ok);
+        if (!ok || !(jitter >= 0) || jitter > 0.25)
+            return QStringLiteral("--step-jitter: expected a fraction in [0, 0.25], got '%1'")
+                .arg(parser.value(QStringLiteral("step-jitter")));
+        o.engine.stepJitter = jitter;
+        o.engine.jitterSeed = o.engineSeed ^ 0x9e3779b97f4a7c15ULL; // its own stream, not the numerics'
+    }
     o.faultSeed = isSet("fault-seed") ? std::uint64_t(integer("fault-seed", 0, std::numeric_limits<long long>::max()))
                                       : QRandomGenerator::system()->generate64();
     o.truthLogPath = parser.value(QStringLiteral("truth-log"));

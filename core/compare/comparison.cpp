@@ -12,6 +12,8 @@
 
 #include <QFileInfo>
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -26,7 +28,8 @@ constexpr std::size_t kMaxBootstrapValues = 5000;
 
 struct Series {
     const char* key;
-    std::vector<double> values; ///< at most kMaxBootstrapValues, by stride
+    std::vector<double> values; ///< at most kMaxBootstrapValues, by stride, in the order the requests ran
+    std::size_t block = 1; ///< the block bootstrap's block, in values
 };
 
 // Every `stride`-th of `count` values, as the bootstrap's sample.
@@ -47,6 +50,8 @@ std::vector<Series> seriesOf(const RunData& run)
     std::vector<double> ttft, tpot, e2e;
     std::vector<std::span<const std::int32_t>> gaps;
     std::size_t gapCount = 0;
+    double busyUs = 0;
+    qint64 firstSend = std::numeric_limits<qint64>::max(), lastEnd = std::numeric_limits<qint64>::min();
     for (std::size_t i = 0; i < t.size(); ++i) {
         const RequestTimes r = t.times(i);
         if (!r.ok || r.warmup)
@@ -56,6 +61,9 @@ std::vector<Series> seriesOf(const RunData& run)
         if (const double v = r.tpotUs(); v >= 0)
             tpot.push_back(v / 1000.0);
         e2e.push_back(double(r.e2eUs) / 1000.0);
+        busyUs += double(r.e2eUs);
+        firstSend = std::min(firstSend, r.tSendUs);
+        lastEnd = std::max(lastEnd, r.tSendUs + r.e2eUs);
         const std::span<const std::int32_t> g = t.itl(i);
         if (!g.empty())
             gaps.push_back(g);
@@ -71,9 +79,26 @@ std::vector<Series> seriesOf(const RunData& run)
             return double(gaps[part][k - before]) / 1000.0;
         });
     }
+    // Requests that ran at once share the engine's state: a block holds at least
+    // one such generation, counted in each series' own values (an ITL series has
+    // a request's gaps together; a strided sample keeps every stride-th value).
+    const std::size_t requests = e2e.size();
+    const double concurrency = lastEnd > firstSend ? busyUs / double(lastEnd - firstSend) : 1.0;
+    const std::size_t blockRequests = blockLength(requests, concurrency);
+    auto blockOf = [&](std::size_t count, std::size_t sampled) -> std::size_t {
+        if (requests == 0 || sampled == 0)
+            return 1;
+        const double perRequest = double(count) / double(requests);
+        const double stride = double(count) / double(sampled);
+        return std::max<std::size_t>(1, std::size_t(std::lround(double(blockRequests) * perRequest / stride)));
+    };
     auto sample = [](const std::vector<double>& v) { return strided(v.size(), [&](std::size_t k) { return v[k]; }); };
-    return { { "ttft_ms", sample(ttft) }, { "tpot_ms", sample(tpot) }, { "itl_ms", std::move(itl) },
+    std::vector<Series> out { { "ttft_ms", sample(ttft) }, { "tpot_ms", sample(tpot) }, { "itl_ms", std::move(itl) },
         { "e2e_ms", sample(e2e) } };
+    const std::size_t counts[] = { ttft.size(), tpot.size(), gapCount, e2e.size() };
+    for (std::size_t m = 0; m < out.size(); ++m)
+        out[m].block = blockOf(counts[m], out[m].values.size());
+    return out;
 }
 
 nlohmann::json workloadOf(const RunData& run)
@@ -293,8 +318,8 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                 const bool intervals = withIntervals && !series[m].values.empty() && !baseSeries[m].values.empty();
                 BootstrapIntervals bootstrap;
                 if (intervals)
-                    bootstrap = bootstrapIntervals(
-                        baseSeries[m].values, series[m].values, kPs, options.resamples, seed + 1 + m);
+                    bootstrap = bootstrapIntervals(baseSeries[m].values, series[m].values, kPs, options.resamples,
+                        seed + 1 + m, 0.95, baseSeries[m].block, series[m].block);
                 for (std::size_t k = 0; k < std::size(kStats); ++k) {
                     const char* stat = kStats[k];
                     if (intervals)
@@ -374,6 +399,10 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                 entry["workload"] = workloadOf(run);
                 entry["workload_differs"] = !Workload::sameWorkload(baseWorkload, entry["workload"], nullptr);
             }
+            if (!ci.empty()) // what the intervals cover (docs/metrics.md, "Intervals")
+                ci["method"] = "block-bootstrap";
+            if (!ratioCi.empty())
+                ratioCi["method"] = "block-bootstrap";
             entry["ci95"] = ci;
             entry["ratio"] = ratio;
             entry["ratio_ci95"] = ratioCi;

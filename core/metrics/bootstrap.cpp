@@ -3,6 +3,7 @@
 #include "metrics/percentiles.h"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 namespace ks {
@@ -17,15 +18,28 @@ std::size_t pick(std::mt19937_64& rng, std::size_t n)
     return std::size_t(Wide(rng()) * n >> 64);
 }
 
-// Fills `scratch` with a resample of `values`, then reads each p (ascending)
-// by selection: every nth_element works only on what lies above the last one.
-void resampledPercentiles(const std::vector<double>& values, std::span<const double> ps, std::mt19937_64& rng,
-    std::vector<double>& scratch, std::vector<double>& out)
+// Fills `scratch` with a resample of `values` (blocks of `block` consecutive
+// values from random starts, wrapping at the end), then reads each p
+// (ascending) by selection: every nth_element works only on what lies above
+// the last one.
+void resampledPercentiles(const std::vector<double>& values, std::span<const double> ps, std::size_t block,
+    std::mt19937_64& rng, std::vector<double>& scratch, std::vector<double>& out)
 {
     const std::size_t n = values.size();
     scratch.resize(n);
-    for (double& x : scratch)
-        x = values[pick(rng, n)];
+    if (block <= 1) {
+        for (double& x : scratch)
+            x = values[pick(rng, n)];
+    } else {
+        block = std::min(block, n);
+        for (std::size_t filled = 0; filled < n;) {
+            std::size_t at = pick(rng, n);
+            for (std::size_t k = 0; k < block && filled < n; ++k) {
+                scratch[filled++] = values[at];
+                at = at + 1 == n ? 0 : at + 1;
+            }
+        }
+    }
     out.clear();
     auto from = scratch.begin();
     for (double p : ps) {
@@ -56,7 +70,8 @@ Interval intervalOf(std::vector<double>& estimates, double confidence)
 } // namespace
 
 BootstrapIntervals bootstrapIntervals(const std::vector<double>& baseline, const std::vector<double>& other,
-    std::span<const double> ps, int resamples, quint64 seed, double confidence)
+    std::span<const double> ps, int resamples, quint64 seed, double confidence, std::size_t baselineBlock,
+    std::size_t otherBlock)
 {
     BootstrapIntervals out;
     out.other.resize(ps.size());
@@ -68,8 +83,8 @@ BootstrapIntervals bootstrapIntervals(const std::vector<double>& baseline, const
     std::vector<std::vector<double>> otherEstimates(ps.size()), ratioEstimates(ps.size());
     for (int i = 0; i < resamples; ++i) {
         if (!baseline.empty())
-            resampledPercentiles(baseline, ps, rng, scratch, base);
-        resampledPercentiles(other, ps, rng, scratch, mine);
+            resampledPercentiles(baseline, ps, baselineBlock, rng, scratch, base);
+        resampledPercentiles(other, ps, otherBlock, rng, scratch, mine);
         for (std::size_t k = 0; k < ps.size(); ++k) {
             otherEstimates[k].push_back(mine[k]);
             if (!baseline.empty() && base[k] > 0)
@@ -81,6 +96,14 @@ BootstrapIntervals bootstrapIntervals(const std::vector<double>& baseline, const
         out.ratio[k] = intervalOf(ratioEstimates[k], confidence);
     }
     return out;
+}
+
+std::size_t blockLength(std::size_t n, double concurrency)
+{
+    if (n < 16)
+        return 1;
+    const double wanted = std::max(std::cbrt(double(n)), std::isfinite(concurrency) ? concurrency : 1.0);
+    return std::clamp<std::size_t>(std::size_t(std::ceil(wanted)), 1, n / 8);
 }
 
 Interval bootstrapPercentileCi(
