@@ -162,8 +162,8 @@ def run_phase(args, port, workdir, name, max_tokens, requests, flags):
     wire = [(r["t_wire_us"] - r["t_send_us"], r["id"]) for r in recs if r.get("t_wire_us") is not None]
     check(len(wire) == len(recs), f"{name}: every request has t_wire_us")
     # A ratio within the phase, never a time: a busy machine slows the client and
-    # the engine alike, while a request held in the client (the stall issue 22
-    # found: seconds, for a few requests) stands out against the median request.
+    # the engine alike, while a request held in the client (the stall this
+    # check first found: seconds, for a few requests) stands out against the median request.
     worst = max(wire) if wire else (None, None)
     e2e = sorted(r["e2e_us"] for r in recs if isinstance(r.get("e2e_us"), int))
     e2e_p50 = e2e[len(e2e) // 2] if e2e else None
