@@ -15,7 +15,7 @@ namespace ks {
 
 class ReplayFeed;
 
-/// A saved run file's snapshots, drawn faded under the Live charts (issue 24).
+/// A saved run file's snapshots, drawn faded under the Live charts.
 /// They come from the same replay pipeline as any replayed file, so a baseline
 /// and a live run are measured alike.
 struct Baseline {

@@ -1,4 +1,4 @@
-// The Live page's baseline (issue 24): a saved run drawn faded under the
+// The Live page's baseline: a saved run drawn faded under the
 // charts, arm by arm, and the live/baseline ratios in the run table.
 #include "livepage.h"
 

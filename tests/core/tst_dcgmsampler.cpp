@@ -150,7 +150,14 @@ private slots:
         sampler.start();
         QVERIFY(unavailable.wait(30000));
         QVERIFY(!sampler.isActive());
-        QTest::qWait(100); // ten more intervals: not asked again
+        // Ten more intervals, counted by a sampler of a working exporter on the same interval (one
+        // request at a time): by its tenth sample the first would have asked again, had it gone on.
+        ScriptedExporter working([](int) { return http(200, kExporter); });
+        DcgmSampler control(working.url(), 0, 10);
+        QSignalSpy controlSampled(&control, &DcgmSampler::sampled);
+        control.start();
+        QTRY_VERIFY_WITH_TIMEOUT(controlSampled.count() >= 10, 30000);
+        control.stop();
         QCOMPARE(exporter.requests, 1);
         QCOMPARE(unavailable.count(), 1);
         QCOMPARE(failed.count(), 0);

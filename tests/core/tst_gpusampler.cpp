@@ -9,6 +9,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cerrno>
+#include <csignal>
+#include <sys/types.h>
+
 using namespace ks;
 
 namespace {
@@ -251,7 +255,14 @@ private slots:
         QVERIFY2(unavailable.first().first().toString().contains(missing),
             qPrintable(unavailable.first().first().toString()));
         QVERIFY(!sampler.isActive());
-        QTest::qWait(100); // ten more intervals: nothing more is said
+        // Ten more intervals, counted by a working sampler on the same interval (one run per
+        // tick at most): by its tenth sample the first would have said more, had it gone on.
+        GpuSampler control(monotonicUs(), 10);
+        control.setProgram(script(dir, QStringLiteral("working-smi"), "printf '0, 1, 2, 3, 4\\n'\n"));
+        QSignalSpy controlSampled(&control, &GpuSampler::sampled);
+        control.start();
+        QTRY_VERIFY_WITH_TIMEOUT(controlSampled.count() >= 10, 30000);
+        control.stop();
         QCOMPARE(unavailable.count(), 1);
         QCOMPARE(failed.count(), 0);
     }
@@ -311,16 +322,26 @@ private slots:
     {
         QTemporaryDir dir;
         const QString started = dir.filePath(QStringLiteral("started"));
+        // The stand-in notes its process id as it starts, then answers after a second.
         const QString standIn = script(dir, QStringLiteral("nvidia-smi"),
-            "touch '" + started.toLocal8Bit() + "'\nsleep 1\nprintf '0, 1, 2, 3, 4\\n'\n");
+            "echo $$ >> '" + started.toLocal8Bit() + "'\nsleep 1\nprintf '0, 1, 2, 3, 4\\n'\n");
+        const auto startedPids = [&started] {
+            QFile file(started);
+            return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+        };
         GpuSampler sampler(monotonicUs(), 10);
         sampler.setProgram(standIn);
         QSignalSpy sampled(&sampler, &GpuSampler::sampled);
         QSignalSpy failed(&sampler, &GpuSampler::failed);
         sampler.start();
-        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(started), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(startedPids().endsWith('\n'), 30000);
+        const pid_t pid = pid_t(startedPids().trimmed().toLongLong());
+        QVERIFY(pid > 0);
         sampler.stop();
-        QTest::qWait(1500); // past the stand-in's sleep: its answer would have come by now
+        // The dropped run's process ends (killed) and is reaped: whatever it would have said has
+        // been delivered by then, to no one.
+        QTRY_VERIFY_WITH_TIMEOUT(::kill(pid, 0) == -1 && errno == ESRCH, 30000);
+        QCOMPARE(startedPids().count('\n'), 1); // and no other run started
         QCOMPARE(sampled.count(), 0);
         QCOMPARE(failed.count(), 0);
         QVERIFY(!sampler.isActive());

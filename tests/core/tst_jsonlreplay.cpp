@@ -7,6 +7,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <memory>
+#include <utility>
+
 using namespace ks;
 
 namespace {
@@ -137,15 +140,31 @@ private slots:
         connect(&replay, &RunSource::recordsReady, this,
             [&](const QVector<RequestRecord>& b) { records += int(b.size()); });
         QSignalSpy started(&replay, &RunSource::runStarted);
+        // The same file replayed beside it at 1x, unpaused: once that one has passed the request's
+        // end and delivered it, the paused one would have too, had its run clock moved.
+        const auto replayedAtOnce = [this, &path] {
+            auto control = std::make_unique<JsonlReplay>(path, 1.0);
+            auto delivered = std::make_shared<int>(0);
+            connect(control.get(), &RunSource::recordsReady, this,
+                [delivered](const QVector<RequestRecord>& b) { *delivered += int(b.size()); });
+            control->start();
+            return std::make_pair(std::move(control), delivered);
+        };
         replay.setPaused(true);
         replay.start();
-        QTest::qWait(400); // far past the request's end, but paused: the run clock did not move
+        {
+            const auto [control, delivered] = replayedAtOnce();
+            QTRY_COMPARE_WITH_TIMEOUT(*delivered, 1, 5000);
+        }
         QCOMPARE(started.size(), 0);
         QCOMPARE(records, 0);
         replay.setPaused(false);
         replay.setSpeed(1e-6); // now it would take days
         QVERIFY(started.wait(5000));
-        QTest::qWait(300);
+        {
+            const auto [control, delivered] = replayedAtOnce();
+            QTRY_COMPARE_WITH_TIMEOUT(*delivered, 1, 5000);
+        }
         QCOMPARE(records, 0);
         QSignalSpy finished(&replay, &RunSource::finished);
         replay.setSpeed(0); // as fast as possible: due at once

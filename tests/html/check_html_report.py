@@ -27,7 +27,8 @@ Starts no server. Writes the report of a committed run file and checks:
 The reference check is first run on planted snippets, so it is known to catch what
 it looks for. Chromium is $KNOBSCOPE_CHROMIUM (then it must exist: CI names it so
 a missing browser fails) or chromium / chromium-browser / google-chrome on PATH;
-none -> exit 77 (skip).
+none -> exit 77 (skip), or, with CI=true in the environment, exit 1 with the same
+reason: CI never passes by skipping the browser.
 """
 import argparse
 import html
@@ -207,7 +208,11 @@ def find_chromium():
     for name in ("chromium", "chromium-browser", "google-chrome"):
         if shutil.which(name):
             return shutil.which(name)
-    log("SKIP: no chromium on PATH (./packaging/dev deps-html installs it), nor $KNOBSCOPE_CHROMIUM")
+    reason = "no chromium on PATH (./packaging/dev deps-html installs it), nor $KNOBSCOPE_CHROMIUM"
+    if os.environ.get("CI", "").lower() in ("true", "1"):
+        log(f"FAIL: {reason} (CI=true: a missing browser fails instead of skipping)")
+        sys.exit(1)
+    log(f"SKIP: {reason}")
     sys.exit(SKIP)
 
 
@@ -233,6 +238,11 @@ def sections(text):
 
 def check_report(text, compare, runs_path):
     parts = sections(text)
+    # Every check below is per arm and per configuration: with none of either they would all pass unseen.
+    check(isinstance(compare, list) and len(compare) > 0,
+          f"compare --json lists {len(compare) if isinstance(compare, list) else 'no list of'} arms, expected at least 1")
+    if not isinstance(compare, list):
+        return
     for index, arm in enumerate(compare, start=1):
         name = arm["arm"]
         body = parts.get(f"arm-{index}", "")
@@ -240,6 +250,10 @@ def check_report(text, compare, runs_path):
         check(body.count("<svg") == expected,
               f"arm {name}: {body.count('<svg')} inline <svg> in its section, expected {expected}")
         check(f">{html.escape(name, quote=False)} <span" in body, f"arm {name}: named in its heading")
+        # A sweep's own entry lists its configurations under sweep.configs; its steps are arms of their own.
+        configs = (arm.get("sweep") or {}).get("configs") if "sweep" in arm else arm.get("configs")
+        check(len(configs or []) > 0,
+              f"arm {name}: {len(configs or [])} configurations in compare --json, expected at least 1")
         for config in arm.get("configs", []):
             why = config.get("why", {}).get("text")
             if why:

@@ -360,7 +360,14 @@ private slots:
         QSignalSpy sampled(&scraper, &MetricsScraper::sampled);
         scraper.start();
         QVERIFY(unavailable.wait(5000));
-        QTest::qWait(300); // several more intervals: no retry
+        QVERIFY(!scraper.isActive());
+        // Several more intervals, counted by a second scraper on the same interval and the real
+        // /metrics: by its sixth sample the first would have asked again had it retried.
+        MetricsScraper control(QUrl(QStringLiteral("http://127.0.0.1:%1/v1").arg(sim->port())), monotonicUs(), 50);
+        QSignalSpy controlSampled(&control, &MetricsScraper::sampled);
+        control.start();
+        QTRY_VERIFY_WITH_TIMEOUT(controlSampled.size() >= 6, 10000);
+        control.stop();
         QCOMPARE(unavailable.size(), 1);
         QCOMPARE(sampled.size(), 0);
         QVERIFY(unavailable.first().first().toString().contains(QStringLiteral("HTTP 404")));
@@ -568,9 +575,40 @@ private slots:
             return f.open(QIODevice::ReadOnly) ? f.readAll().count("\"type\":\"request\"") : 0;
         };
         QTRY_VERIFY_WITH_TIMEOUT(requestLines() >= 120, 60000);
-        // Not right after the flush that was just seen: a kill at any point of
-        // a flush interval, with records read but not yet written out.
-        QTest::qWait(130);
+        // Killed while the server has finished requests the file does not hold yet (records
+        // read or on their way, not written out): the loss this test bounds. The server's
+        // count is read before the file's, so "more" means more at the moment of the file read.
+        // The 4 streams end together, once per engine cycle, and the file catches up within a flush
+        // interval: the window is tens of ms each cycle, so the server is asked in-process (about
+        // a millisecond) and the condition polled at qWaitFor's pace, not curl's and QTRY's 50 ms.
+        const auto serverFinished = [&] {
+            QTcpSocket socket;
+            socket.connectToHost(QHostAddress::LocalHost, sim->port());
+            if (!socket.waitForConnected(5000))
+                return qint64(-1);
+            socket.write("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+            QByteArray text;
+            qsizetype wanted = -1;
+            while ((wanted < 0 || text.size() < wanted) && socket.waitForReadyRead(5000)) {
+                text += socket.readAll();
+                const qsizetype headerEnd = text.indexOf("\r\n\r\n");
+                const qsizetype length = text.toLower().indexOf("content-length: ");
+                if (wanted < 0 && headerEnd >= 0 && length >= 0 && length < headerEnd)
+                    wanted = headerEnd + 4
+                        + text.mid(length + 16, text.indexOf("\r\n", length) - length - 16).toLongLong();
+            }
+            double total = 0;
+            for (const QByteArray& line : text.split('\n'))
+                if (line.startsWith("vllm:request_success_total{"))
+                    total += line.mid(line.lastIndexOf(' ') + 1).toDouble();
+            return qint64(total);
+        };
+        const auto finishedNotWritten = [&] {
+            const qint64 finished = serverFinished();
+            return finished > requestLines();
+        };
+        QVERIFY2(QTest::qWaitFor(finishedNotWritten, 60000),
+            "the file never lagged the server: no moment with finished requests not yet written");
         const qint64 killedUs = steadyNowUs();
         run.kill(); // SIGKILL: nothing in knobscope runs after this
         QVERIFY(run.waitForFinished(10000));

@@ -130,7 +130,8 @@ private slots:
             QVERIFY(inFlight >= 0 && inFlight <= 4);
             sawInFlight = sawInFlight || inFlight > 0;
             QVERIFY(text.contains("knobscope_time_to_first_token_seconds_bucket{run=\"sim/load\",le=\"+Inf\"}"));
-            QTest::qWait(50);
+            // The next scrape after the run has flushed another batch: each sees a new state.
+            QTRY_VERIFY_WITH_TIMEOUT(requestLines(out) > after, 30000);
         }
         QVERIFY(sawInFlight);
         run.terminate();

@@ -99,12 +99,23 @@ private slots:
             (stderrText += client.readAllStandardError()).contains("[1/1] adhoc"), stderrText.constData(), 30000);
 
         std::vector<std::pair<int, qint64>> commands; // setting, when it was sent
+        // A setting has run a while once the server has ended three times its streams' worth of
+        // requests that arrived a second or more after the command (the window checked below),
+        // read from the live truth log (flushed every 100 ms); before any command, the arm's own 4.
+        const auto ranAWhile = [&truthPath](const std::vector<std::pair<int, qint64>>& sent) {
+            const int streams = sent.empty() ? 4 : sent.back().first;
+            const qint64 settledUs = sent.empty() ? 0 : sent.back().second + 1'000'000;
+            const std::vector<kssim::TruthRecord> seen = kssim::readTruthLog(truthPath);
+            return std::count_if(seen.begin(), seen.end(), [settledUs](const kssim::TruthRecord& r) {
+                return r.arrivalUs >= settledUs && r.endUs >= 0;
+            }) >= 3 * streams;
+        };
         for (const int setting : { 4, 32, 8 }) {
-            QTest::qWait(setting == 4 ? 1500 : 2500);
+            QTRY_VERIFY_WITH_TIMEOUT(ranAWhile(commands), 60000);
             commands.emplace_back(setting, steadyNowUs());
             client.write(QByteArray("concurrency ") + QByteArray::number(setting) + '\n');
         }
-        QTest::qWait(2500);
+        QTRY_VERIFY_WITH_TIMEOUT(ranAWhile(commands), 60000);
         const qint64 stopUs = steadyNowUs();
         client.write("stop\n");
         QVERIFY(client.waitForFinished(60000));

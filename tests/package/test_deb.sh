@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Extracts the .deb built by `./packaging/dev package` into a temporary root
 # (dpkg -x) and runs the installed programs from there, as a user would after
-# `apt-get install ./knobscope_*.deb`. Exit 77 (ctest: skipped) without a .deb.
+# `apt-get install ./knobscope_*.deb`. Exit 77 (ctest: skipped) without a .deb;
+# with CI=true in the environment a missing .deb fails (exit 1) with the same reason.
 #   test_deb.sh VERSION PACKAGE_DIR FIXTURE.jsonl SOURCE_DIR
 set -euo pipefail
 version=$1 package_dir=$2 fixture=$3 source_dir=$4
@@ -15,7 +16,14 @@ if [ -z "$deb" ]; then
     deb=$(ls "$package_dir"/knobscope_"$version"_*.deb 2>/dev/null | head -1 || true)
 fi
 if [ -z "$deb" ] || [ ! -f "$deb" ]; then
-    echo "SKIPPED: no knobscope_${version}_*.deb in $package_dir; build it with ./packaging/dev package (or set KNOBSCOPE_DEB)"
+    reason="no knobscope_${version}_*.deb in $package_dir; build it with ./packaging/dev package (or set KNOBSCOPE_DEB)"
+    case "${CI:-}" in
+    true | TRUE | True | 1)
+        echo "FAIL: $reason (CI=true: a missing .deb fails instead of skipping)" >&2
+        exit 1
+        ;;
+    esac
+    echo "SKIPPED: $reason"
     exit 77
 fi
 echo "testing $deb"

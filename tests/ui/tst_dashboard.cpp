@@ -7,6 +7,7 @@
 #include "metrics/loghistogram.h"
 #include "metrics/runsummary.h"
 #include "models/runlistmodel.h"
+#include "run/runsnapshotter.h"
 #include "runcontroller.h"
 #include "runfileloader.h"
 #include "store/runfile.h"
@@ -166,10 +167,13 @@ private slots:
         QString error;
         QVERIFY(window.document()->load(QByteArray::fromStdString(shortSpec(100000).dump()), &error));
         QStringList runs;
-        connect(window.controller(), &RunController::snapshotReady, this, [&runs](const QString& run) {
-            if (!runs.contains(run))
-                runs << run;
-        });
+        int steeredSnapshots = 0;
+        connect(
+            window.controller(), &RunController::snapshotReady, this, [&runs, &steeredSnapshots](const QString& run) {
+                if (!runs.contains(run))
+                    runs << run;
+                steeredSnapshots += run == QLatin1String("mns4/burst~c12") ? 1 : 0;
+            });
         QSignalSpy answered(window.controller(), &RunController::steerAnswered);
         QSignalSpy ended(&window, &MainWindow::runEnded);
         // A saved run as the baseline, drawn under the live arm as it runs (matched by position).
@@ -200,7 +204,10 @@ private slots:
                                      .startsWith(QStringLiteral("TTFT ")),
             30000);
         if (const QString shots = qEnvironmentVariable("KNOBSCOPE_SHOT_DIR"); !shots.isEmpty()) {
-            QTest::qWait(6000); // the picture for the docs: a few seconds of the steered segment
+            // The picture for the docs: a few seconds of the steered segment, counted in its snapshots
+            // (the runner takes one every kSnapshotIntervalUs).
+            const int wanted = steeredSnapshots + int(6'000'000 / kSnapshotIntervalUs);
+            QTRY_VERIFY_WITH_TIMEOUT(steeredSnapshots >= wanted, 60000);
             window.grab().save(shots + QStringLiteral("/live-steering-baseline.png"));
         }
         window.stop();

@@ -1,4 +1,4 @@
-// The editor's prompt form (issue 24): every field writes the `prompts` the
+// The editor's prompt form: every field writes the `prompts` the
 // spec validator accepts, a loaded spec shows in the fields, fields it has no
 // widget for survive an edit, and the validator's problems mark the field.
 #include "experimentdocument.h"
@@ -201,9 +201,20 @@ private slots:
         pick(child<QComboBox>(*form, "promptDist"), "lognormal");
         child<QDoubleSpinBox>(*form, "promptStd")->setValue(128);
         child<QCheckBox>(*form, "promptPrefix")->setChecked(true);
-        QTest::qWait(50); // the form's new rows are laid out
-        scroll->ensureWidgetVisible(child<QLineEdit>(*form, "promptSeed"));
-        QTest::qWait(50);
+        // The rows just shown are laid out: each lies below the row above it (a widget shown but
+        // not yet placed by the layout sits at the top of the form).
+        const auto below = [form](const char* upper, const char* lower) {
+            const QWidget* a = form->findChild<QWidget*>(QString::fromLatin1(upper));
+            const QWidget* b = form->findChild<QWidget*>(QString::fromLatin1(lower));
+            return a && b && b->isVisible() && b->mapTo(form, QPoint()).y() > a->mapTo(form, QPoint()).y();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(below("promptDist", "promptStd") && below("promptPrefix", "promptPrefixes")
+                && below("promptPrefixes", "promptPrefixWords") && below("promptPrefixWords", "promptSeed"),
+            10000);
+        auto* seed = child<QLineEdit>(*form, "promptSeed");
+        scroll->ensureWidgetVisible(seed);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            scroll->viewport()->rect().contains(QRect(seed->mapTo(scroll->viewport(), QPoint()), seed->size())), 10000);
         // Every visible field lies inside the editor's viewport: nothing is cut off or needs sideways
         // scrolling (the editor has no horizontal scroll bar), and none is squeezed below its minimum.
         int checked = 0;

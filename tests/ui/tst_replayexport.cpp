@@ -16,7 +16,6 @@
 #include "runfileloader.h"
 
 #include <QAbstractItemModelTester>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
@@ -43,10 +42,8 @@ std::shared_ptr<const LoadedRunFile> loadAndWait(RunFileLoader& loader, const QS
     std::shared_ptr<const LoadedRunFile> last;
     QObject::connect(&loader, &RunFileLoader::loaded, [&last](std::shared_ptr<const LoadedRunFile> r) { last = r; });
     loader.load(path);
-    QElapsedTimer waited;
-    waited.start();
-    while (!(last && (last->intervals || !last->error.isEmpty())) && waited.elapsed() < 120000)
-        QTest::qWait(20);
+    // Until the file is loaded with its intervals, or has failed; the caller checks which.
+    QTest::qWaitFor([&last] { return last && (last->intervals || !last->error.isEmpty()); }, 120000);
     return last;
 }
 
