@@ -67,13 +67,14 @@ int runExperimentSpec(ks::ExperimentSpec spec, const QString& outPath, ProgressR
     if (extras.metricsPort >= 0) {
         endpoint = std::make_unique<MetricsEndpoint>();
         QString error;
-        const quint16 port = endpoint->listen(quint16(extras.metricsPort), &error);
+        const quint16 port = endpoint->listen(extras.metricsHost, quint16(extras.metricsPort), &error);
         if (port == 0) {
             std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
             return 2;
         }
         endpoint->follow(runner);
-        std::fprintf(stderr, "knobscope run: serving metrics at http://0.0.0.0:%u/metrics\n", unsigned(port));
+        std::fprintf(stderr, "knobscope run: serving metrics at %s\n",
+            qPrintable(MetricsEndpoint::url(extras.metricsHost, port)));
     }
     if (extras.shard) {
         const QString host = QSysInfo::machineHostName();
