@@ -1,8 +1,11 @@
-// Run and Stop: the spec is validated, then the RunController starts the experiment.
+// Run and Stop: the spec is validated, a server command from a file nobody
+// trusted is shown and asked about first (LaunchTrust decides), then the
+// RunController starts the experiment.
 #include "mainwindow.h"
 
 #include "experimentdocument.h"
 #include "experimenteditor.h"
+#include "launchtrustdialog.h"
 #include "livepage.h"
 #include "mainmenus.h"
 #include "replaybar.h"
@@ -26,6 +29,10 @@ void MainWindow::run()
 {
     if (isRunning())
         return;
+    if (m_trustDialog && m_trustDialog->isVisible()) {
+        m_trustDialog->raise(); // still asking about this experiment
+        return;
+    }
     m_replay->stop();
     m_replayBar->hide();
     m_editor->validateNow();
@@ -38,6 +45,17 @@ void MainWindow::run()
         return;
     }
     const ExperimentSpec& spec = std::get<ExperimentSpec>(parsed);
+    if (const LaunchPlan plan = currentPlan(); m_trust.mustAsk(plan)) {
+        askToTrust(spec, plan);
+        return;
+    }
+    startRun(spec);
+}
+
+void MainWindow::startRun(const ExperimentSpec& spec)
+{
+    if (isRunning())
+        return;
     const QString dir = m_settings->runDirectory();
     QDir().mkpath(dir);
     const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
@@ -69,6 +87,35 @@ void MainWindow::stop()
 bool MainWindow::isRunning() const
 {
     return m_controller->isRunning();
+}
+
+LaunchPlan MainWindow::currentPlan() const
+{
+    const auto parsed = parseExperimentSpec(m_document->toBytes());
+    if (const auto* spec = std::get_if<ExperimentSpec>(&parsed))
+        return launchPlan(*spec, QDir::currentPath()); // the launcher starts servers in this directory
+    return {};
+}
+
+void MainWindow::askToTrust(const ExperimentSpec& spec, const LaunchPlan& plan)
+{
+    auto* dialog = new LaunchTrustDialog(plan, m_specPath, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    m_trustDialog = dialog;
+    log(tr("Asking before starting the server command of %1 (not trusted yet):\n%2")
+            .arg(m_specPath.isEmpty() ? spec.name : m_specPath, dialog->commandText()));
+    connect(dialog, &QDialog::accepted, this, [this, spec, plan] {
+        m_trust.trust(plan);
+        log(tr("Trusted: these commands run without asking from now on"));
+        startRun(spec);
+    });
+    connect(dialog, &QDialog::rejected, this, [this] {
+        m_status->setText(tr("Not run: the server command is not trusted. Edit the experiment, or point it at a "
+                             "server you started yourself."));
+        log(tr("Not run: the server command was not trusted"));
+    });
+    dialog->open();
 }
 
 } // namespace ks
