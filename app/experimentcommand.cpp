@@ -10,6 +10,7 @@
 #include "run/steercommand.h"
 #include "runextras.h"
 #include "startbarrier.h"
+#include "util/redact.h"
 #include "util/unixsignals.h"
 
 #include <QSysInfo>
@@ -67,13 +68,14 @@ int runExperimentSpec(ks::ExperimentSpec spec, const QString& outPath, ProgressR
     if (extras.metricsPort >= 0) {
         endpoint = std::make_unique<MetricsEndpoint>();
         QString error;
-        const quint16 port = endpoint->listen(quint16(extras.metricsPort), &error);
+        const quint16 port = endpoint->listen(extras.metricsHost, quint16(extras.metricsPort), &error);
         if (port == 0) {
             std::fprintf(stderr, "knobscope run: %s\n", qPrintable(error));
             return 2;
         }
         endpoint->follow(runner);
-        std::fprintf(stderr, "knobscope run: serving metrics at http://0.0.0.0:%u/metrics\n", unsigned(port));
+        std::fprintf(stderr, "knobscope run: serving metrics at %s\n",
+            qPrintable(MetricsEndpoint::url(extras.metricsHost, port)));
     }
     if (extras.shard) {
         const QString host = QSysInfo::machineHostName();
@@ -111,6 +113,14 @@ int runExperimentSpec(ks::ExperimentSpec spec, const QString& outPath, ProgressR
                    "(Ctrl-C again to leave at once)\n",
             stderr);
         runner.stop();
+    });
+    // What is started, as a line a user can paste into a shell (secret-named values redacted, as in the log).
+    QObject::connect(&runner, &ks::ExperimentRunner::serverStarting, &loop, [](const ks::ServerLaunch& launch) {
+        ks::ServerLaunch shown { launch.config, ks::redactArgv(launch.argv), {} };
+        for (const QString& pair : ks::redactEnv(launch.env))
+            shown.env.append({ pair.section(QLatin1Char('='), 0, 0), pair.section(QLatin1Char('='), 1) });
+        std::fprintf(stderr, "knobscope run: starting the server of %s: %s\n", qPrintable(launch.config),
+            qPrintable(ks::commandLine(shown)));
     });
     QObject::connect(&runner, &ks::ExperimentRunner::armStarted, &loop, [&](const QString& run, int index, int total) {
         std::fprintf(stderr, "[%d/%s%d] %s\n", index + 1, sweeps ? "~" : "", total, qPrintable(run));

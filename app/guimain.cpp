@@ -114,7 +114,10 @@ int guiMain(int argc, char** argv)
                 return 2;
             }
             runFile = path;
-        } else if (!window->openSpec(path)) {
+        } else if (!window->openSpec(path,
+                       // Naming the file with --run is the user's consent to run its server command.
+                       parser.isSet(QStringLiteral("run")) ? ks::LaunchTrust::Origin::NamedToRun
+                                                           : ks::LaunchTrust::Origin::File)) {
             return 2;
         }
     }

@@ -19,7 +19,7 @@ usage:
   knobscope export RUNS.jsonl --chart live-ttft|live-tpot|... [--baseline OTHER.jsonl] --out FILE.png
                    the Live page's chart over experiment time, a baseline run faded beneath
   knobscope run --base-url URL --model M [load flags] --out RUNS.jsonl
-  knobscope run SPEC.json --out RUNS.jsonl [--metrics-port P]
+  knobscope run SPEC.json --out RUNS.jsonl [--metrics-port P [--metrics-host ADDR]]
   knobscope run SPEC.json --shard I/N [--start-at TIME] --out part-I.jsonl   (external server only)
   knobscope merge part-*.jsonl --out RUNS.jsonl   summaries recomputed from the records, never averaged
   knobscope report RUNS.jsonl [--json] [--slo-ttft-ms X] [--slo-tpot-ms Y]

@@ -17,12 +17,23 @@ MetricsEndpoint::MetricsEndpoint()
 
 MetricsEndpoint::~MetricsEndpoint() = default;
 
-quint16 MetricsEndpoint::listen(quint16 port, QString* error)
+quint16 MetricsEndpoint::listen(const QHostAddress& address, quint16 port, QString* error)
 {
-    const quint16 bound = m_server->listen(QHostAddress::Any, port);
+    const quint16 bound = m_server->listen(address, port);
     if (bound == 0)
-        *error = QStringLiteral("--metrics-port %1: cannot listen (in use, or a privileged port?)").arg(port);
+        *error = QStringLiteral("--metrics-port %1 --metrics-host %2: cannot listen (port in use, a privileged "
+                                "port, or an address this machine does not have?)")
+                     .arg(port)
+                     .arg(address.toString());
     return bound;
+}
+
+QString MetricsEndpoint::url(const QHostAddress& address, quint16 port)
+{
+    const QString host = address.protocol() == QAbstractSocket::IPv6Protocol
+        ? QLatin1Char('[') + address.toString() + QLatin1Char(']')
+        : address.toString();
+    return QStringLiteral("http://%1:%2/metrics").arg(host).arg(port);
 }
 
 void MetricsEndpoint::follow(ks::ExperimentRunner& runner)

@@ -3,6 +3,7 @@
 #include "metrics/liveexposition.h"
 
 #include <QElapsedTimer>
+#include <QHostAddress>
 #include <QObject>
 
 #include <memory>
@@ -20,9 +21,11 @@ class MetricsEndpoint : public QObject {
 public:
     MetricsEndpoint();
     ~MetricsEndpoint() override;
-    /// Listens on every interface (a cluster's Prometheus scrapes the pod);
-    /// returns the port (0: failed, `error` set).
-    quint16 listen(quint16 port, QString* error);
+    /// Listens on `address` only (--metrics-host: loopback by default, 0.0.0.0
+    /// in a pod for the cluster's Prometheus); returns the port (0: failed, `error` set).
+    quint16 listen(const QHostAddress& address, quint16 port, QString* error);
+    /// `http://ADDRESS:PORT/metrics`, an IPv6 address in brackets.
+    static QString url(const QHostAddress& address, quint16 port);
     /// Follows the runner's records (as they reach the file), progress and summaries.
     void follow(ks::ExperimentRunner& runner);
     ks::LiveExposition& exposition() { return m_exposition; }

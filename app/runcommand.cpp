@@ -89,6 +89,10 @@ int runCommand(const QStringList& arguments)
         QStringLiteral("With a spec: serve the client's own view (TTFT/TPOT/ITL/E2E histograms, requests, errors, "
                        "in flight) in Prometheus text at http://HOST:P/metrics while the run goes (0: any free port)."),
         QStringLiteral("P") });
+    parser.addOption({ QStringLiteral("metrics-host"),
+        QStringLiteral("With --metrics-port: the address to listen on (an IPv4 or IPv6 address; 0.0.0.0 for every "
+                       "interface, as a pod needs for the cluster's Prometheus)."),
+        QStringLiteral("ADDR"), QStringLiteral("127.0.0.1") });
     parser.addOption({ QStringLiteral("control"),
         QStringLiteral(
             "stdin: steer the running arm with lines on standard input: 'concurrency N' (a new segment "
@@ -125,6 +129,18 @@ int runCommand(const QStringList& arguments)
         if (!ok || extras.metricsPort < 0 || extras.metricsPort > 65535) {
             std::fprintf(stderr, "knobscope run: --metrics-port: expected a port 0-65535, got '%s'\n",
                 qPrintable(parser.value(QStringLiteral("metrics-port"))));
+            return 2;
+        }
+    }
+    if (parser.isSet(QStringLiteral("metrics-host"))) {
+        if (!extras.metricsHost.setAddress(parser.value(QStringLiteral("metrics-host")))) {
+            std::fprintf(stderr,
+                "knobscope run: --metrics-host: expected an IP address (127.0.0.1, 0.0.0.0, ::1), got '%s'\n",
+                qPrintable(parser.value(QStringLiteral("metrics-host"))));
+            return 2;
+        }
+        if (extras.metricsPort < 0) {
+            std::fputs("knobscope run: --metrics-host goes with --metrics-port P\n", stderr);
             return 2;
         }
     }

@@ -2,6 +2,8 @@
 
 #include "run/shardplan.h"
 
+#include <QHostAddress>
+
 #include <optional>
 
 /// What `knobscope run SPEC.json` adds for scale-out (docs/distributed.md).
@@ -9,5 +11,8 @@ struct RunExtras {
     std::optional<ks::ShardId> shard; ///< --shard I/N
     std::optional<qint64> startAtMs; ///< --start-at, ms since the Unix epoch
     int metricsPort = -1; ///< --metrics-port; -1: none
+    /// --metrics-host: the address the endpoint listens on; loopback unless asked
+    /// (a pod passes 0.0.0.0 so the cluster's Prometheus can scrape it).
+    QHostAddress metricsHost = QHostAddress(QHostAddress::LocalHost);
     bool controlStdin = false; ///< --control stdin: steer the running arm (docs/experiments.md, "Steering")
 };

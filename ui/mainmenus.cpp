@@ -68,6 +68,13 @@ MainMenus::MainMenus(MainWindow* window, Settings* settings, ExperimentEditor* e
     m_runAction->setToolTip(tr("Run every arm against every configuration into a new run file"));
     m_stopAction = runMenu->addAction(tr("&Stop"), QKeySequence(Qt::Key_Escape), m_window, &MainWindow::stop);
     m_stopAction->setToolTip(tr("End the current arm cleanly; the run file stays valid"));
+    runMenu->addSeparator();
+    QAction* forget = runMenu->addAction(tr("&Forget trusted server commands"), this, [this] {
+        m_settings->forgetTrustedLaunches();
+        m_window->statusBar()->showMessage(
+            tr("Forgot every trusted server command: experiment files ask again before they start one"), 6000);
+    });
+    forget->setToolTip(tr("Experiment files opened from now on ask again before starting their server command"));
 
     QMenu* view = m_window->menuBar()->addMenu(tr("&View"));
     for (int i = 0; i < m_window->pages()->count(); ++i) {

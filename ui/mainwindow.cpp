@@ -56,6 +56,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_splitter(new QSplitter(Qt::Horizontal, this))
     , m_status(new QLabel(this))
     , m_baselineLoader(new BaselineLoader(this))
+    , m_trust(m_settings)
 {
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(20000);
@@ -158,7 +159,7 @@ void MainWindow::connectFeed(RunFeed* feed)
     connect(feed, &RunFeed::serverLine, this, [this](const QString& line) { log(line); });
 }
 
-bool MainWindow::openSpec(const QString& path)
+bool MainWindow::openSpec(const QString& path, LaunchTrust::Origin origin)
 {
     QFile file(path);
     QString error;
@@ -166,6 +167,11 @@ bool MainWindow::openSpec(const QString& path)
         error = file.errorString();
     } else if (m_document->load(file.readAll(), &error)) {
         m_specPath = path;
+        const QString templates = QFileInfo(experimentTemplateDirectory()).canonicalFilePath();
+        if (path.startsWith(QLatin1Char(':'))
+            || (!templates.isEmpty() && QFileInfo(path).canonicalFilePath().startsWith(templates + QLatin1Char('/'))))
+            origin = LaunchTrust::Origin::Own;
+        m_trust.loaded(origin, currentPlan());
         if (!path.startsWith(QLatin1Char(':'))) {
             m_settings->setLastSpecPath(path);
             m_settings->addRecentFile(path);
@@ -188,6 +194,7 @@ void MainWindow::newExperiment()
 {
     QString ignored;
     m_document->load(QByteArray::fromStdString(ExperimentDocument::newExperiment().dump()), &ignored);
+    m_trust.loaded(LaunchTrust::Origin::Own, {});
     m_specPath.clear();
     updateTitle();
 }
@@ -210,6 +217,7 @@ bool MainWindow::saveSpec(const QString& path)
         return false;
     }
     m_specPath = path;
+    m_trust.saved(currentPlan()); // the file as written is the user's, if what was in the editor was
     m_settings->setLastSpecPath(path);
     m_settings->addRecentFile(path);
     m_menus->rebuildRecent();
@@ -237,55 +245,6 @@ void MainWindow::openSpecDialog()
         = QFileDialog::getOpenFileName(this, tr("Open experiment"), start, tr("Experiment specs (*.json)"));
     if (!path.isEmpty())
         openSpec(path);
-}
-
-void MainWindow::run()
-{
-    if (isRunning())
-        return;
-    m_replay->stop();
-    m_replayBar->hide();
-    m_editor->validateNow();
-    auto parsed = m_document->validate();
-    if (!std::holds_alternative<ExperimentSpec>(parsed)) {
-        const QString problems = m_editor->problemTexts().join(QLatin1Char('\n'));
-        m_status->setText(tr("The experiment has problems; they are marked in the editor."));
-        m_menus->editorAction()->setChecked(true); // a hidden editor cannot show them
-        log(tr("Not started:\n%1").arg(problems));
-        return;
-    }
-    const ExperimentSpec& spec = std::get<ExperimentSpec>(parsed);
-    const QString dir = m_settings->runDirectory();
-    QDir().mkpath(dir);
-    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-    m_runFile = QDir(dir).filePath(QStringLiteral("%1-%2.jsonl").arg(spec.name, stamp));
-    m_live->clear();
-    m_liveFile.reset();
-    m_currentRun.clear();
-    m_totalIsEstimate
-        = std::any_of(spec.arms.begin(), spec.arms.end(), [](const ArmSpec& a) { return a.sweep.has_value(); });
-    m_experimentClock.start();
-    log(tr("Running %1 into %2").arg(spec.name, m_runFile));
-    m_runningSpec = spec;
-    m_controller->start(spec, m_runFile);
-    m_editor->setRunning(true);
-    m_pages->setCurrentWidget(m_live);
-    m_status->setText(tr("Starting %1 …").arg(spec.name));
-    updateActions();
-}
-
-void MainWindow::stop()
-{
-    if (!isRunning())
-        return;
-    log(tr("Stopping: the current arm ends cleanly and the file is closed"));
-    m_status->setText(tr("Stopping …"));
-    m_controller->stop();
-}
-
-bool MainWindow::isRunning() const
-{
-    return m_controller->isRunning();
 }
 
 void MainWindow::onRunStarted(const QString& run, int index, int total)
@@ -380,6 +339,7 @@ void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
         const nlohmann::json& spec = result->file->spec();
         QString ignored;
         if (!spec.empty() && m_document->load(QByteArray::fromStdString(spec.dump()), &ignored)) {
+            m_trust.loaded(LaunchTrust::Origin::File, currentPlan()); // a run file's command is its author's
             m_specPath.clear();
             setWindowTitle(QStringLiteral("knobscope — %1").arg(QFileInfo(result->path).fileName()));
         }

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "launchtrust.h"
 #include "run/experimentspec.h"
 
 #include <QElapsedTimer>
 #include <QMainWindow>
+#include <QPointer>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +23,7 @@ class ComparePage;
 class DriftPage;
 class ExperimentDocument;
 class ExperimentEditor;
+class LaunchTrustDialog;
 class LivePage;
 class MainMenus;
 class ReplayBar;
@@ -43,9 +46,16 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    bool openSpec(const QString& path);
+    /// Opens an experiment file. A bundled experiment or installed template is
+    /// trusted as knobscope's own; others are trusted if the user trusted the
+    /// same commands before, or with `NamedToRun` (`knobscope SPEC.json --run`).
+    bool openSpec(const QString& path, LaunchTrust::Origin origin = LaunchTrust::Origin::File);
+    /// Writes the editor's experiment to `path` (File ▸ Save); a trusted experiment stays trusted there.
+    bool saveSpec(const QString& path);
     /// Loads the bundled one-knob experiment (the first-start default).
     void loadBundled(const QString& name);
+    /// Runs the experiment in the editor. If it would start a server command the
+    /// user has not trusted, asks first (a LaunchTrustDialog) and runs only on yes.
     void run();
     void stop();
     bool isRunning() const;
@@ -87,10 +97,14 @@ private:
     void newExperiment();
     /// Saves in place, or asks for a name when the spec is new, bundled or a template.
     void save();
-    bool saveSpec(const QString& path);
     void saveSpecAs();
     void openSpecDialog();
     void openPath(const QString& path);
+    /// What running the editor's experiment would start (empty when it does not validate).
+    LaunchPlan currentPlan() const;
+    /// Shows the commands of `plan` and runs `spec` if the user trusts them.
+    void askToTrust(const ExperimentSpec& spec, const LaunchPlan& plan);
+    void startRun(const ExperimentSpec& spec);
     void onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result);
     void onRunStarted(const QString& run, int index, int total);
     /// Enables the Live page's steering for a running plain concurrency arm.
@@ -119,6 +133,8 @@ private:
     QLabel* m_status;
     MainMenus* m_menus = nullptr;
     BaselineLoader* m_baselineLoader;
+    LaunchTrust m_trust;
+    QPointer<LaunchTrustDialog> m_trustDialog;
     QString m_specPath;
     QString m_runFile;
     /// The experiment running now, as far as it got: what the runner wrote,

@@ -14,6 +14,7 @@ const QString kLastSpec = QStringLiteral("files/lastSpec");
 const QString kRecent = QStringLiteral("files/recent");
 const QString kCumulative = QStringLiteral("charts/cumulative");
 const QString kRunDirectory = QStringLiteral("files/runDirectory");
+const QString kTrustedLaunches = QStringLiteral("trust/launches");
 } // namespace
 
 Settings::Settings(QObject* parent)
@@ -85,6 +86,29 @@ void Settings::addRecentFile(const QString& path)
     while (recent.size() > kMaxRecent)
         recent.removeLast();
     m_store.setValue(kRecent, recent);
+    emit settingsChanged();
+}
+
+bool Settings::isLaunchTrusted(const QByteArray& fingerprint) const
+{
+    return !fingerprint.isEmpty()
+        && m_store.value(kTrustedLaunches).toStringList().contains(QLatin1String(fingerprint));
+}
+
+void Settings::trustLaunch(const QByteArray& fingerprint)
+{
+    QStringList trusted = m_store.value(kTrustedLaunches).toStringList();
+    trusted.removeAll(QLatin1String(fingerprint));
+    trusted.prepend(QLatin1String(fingerprint));
+    while (trusted.size() > kMaxTrustedLaunches)
+        trusted.removeLast(); // the least recently trusted; it asks again
+    m_store.setValue(kTrustedLaunches, trusted);
+    emit settingsChanged();
+}
+
+void Settings::forgetTrustedLaunches()
+{
+    m_store.remove(kTrustedLaunches);
     emit settingsChanged();
 }
 

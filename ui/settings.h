@@ -29,11 +29,17 @@ public:
     /// Puts `path` first in the recent list (at most kMaxRecent, no duplicates).
     void addRecentFile(const QString& path);
 
+    /// Server commands the user trusted (LaunchPlan::fingerprint()), newest first.
+    bool isLaunchTrusted(const QByteArray& fingerprint) const;
+    void trustLaunch(const QByteArray& fingerprint);
+    void forgetTrustedLaunches();
+
     bool chartsCumulative() const;
     void setChartsCumulative(bool cumulative);
     QString runDirectory() const;
 
     static constexpr int kMaxRecent = 8;
+    static constexpr int kMaxTrustedLaunches = 500;
 
 signals:
     void settingsChanged();

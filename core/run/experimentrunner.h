@@ -4,6 +4,7 @@
 #include "run/armplan.h"
 #include "run/experimentspec.h"
 #include "run/gputelemetry.h"
+#include "run/launchplan.h"
 #include "run/metricsscraper.h"
 #include "run/runsnapshotter.h"
 #include "run/serverlauncher.h"
@@ -67,6 +68,9 @@ signals:
     /// window shows it without reading back the file that is still being written.
     void runRecorded(std::shared_ptr<const ks::RunData> run);
     void serverLine(const QString& line);
+    /// A server is about to be started: the exact argv and extra environment
+    /// (unredacted: the receiver decides what to show where).
+    void serverStarting(const ks::ServerLaunch& launch);
     /// Request records once they are in the run file (a live exporter's feed).
     void recordsWritten(const QString& run, const QVector<ks::RequestRecord>& records);
     /// `message` is empty on success; otherwise what went wrong (the run file

@@ -102,6 +102,7 @@ void ExperimentRunner::launchServer()
         serverEvent(QStringLiteral("warning"), warning);
         emit serverLine(QStringLiteral("warning: ") + warning);
     }
+    emit serverStarting({ config.label, options.argv, options.env });
     m_launcher->start(options);
 }
 

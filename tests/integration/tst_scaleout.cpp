@@ -102,7 +102,7 @@ private slots:
         QVERIFY(run.waitForStarted());
         QByteArray err;
         static const QRegularExpression serving(
-            QStringLiteral("serving metrics at http://0\\.0\\.0\\.0:(\\d+)/metrics"));
+            QStringLiteral("serving metrics at http://127\\.0\\.0\\.1:(\\d+)/metrics"));
         QRegularExpressionMatch match;
         QTRY_VERIFY_WITH_TIMEOUT(
             (err += run.readAllStandardError(), match = serving.match(QString::fromUtf8(err)), match.hasMatch()),
