@@ -24,6 +24,10 @@ struct EngineConfig {
     /// engine's steps are not a metronome (docs/simulator.md). 0: exact.
     double stepJitter = 0;
     std::uint64_t jitterSeed = 0;
+    /// An idle engine starts its next step this long after the first request
+    /// arrives, so requests that arrive together (a closed-loop client
+    /// re-sending a wave) share that step (docs/simulator.md). 0: at once.
+    std::int64_t idleWakeUs = 0;
 };
 
 struct SequenceSpec {

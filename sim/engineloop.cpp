@@ -25,8 +25,9 @@ void EngineLoop::submit(const SequenceSpec& spec, std::vector<std::uint64_t> blo
     if (m_stepping)
         return;
     m_stepping = true;
-    // Requests that arrive in the same event-loop pass join the same first step.
-    QTimer::singleShot(0, this, [this] { beginStep(ks::monotonicUs()); });
+    // Requests that arrive within the wake-up (and at least the same event-loop pass) join the first step.
+    const int wakeMs = int((m_engine.config().idleWakeUs + 500) / 1000);
+    QTimer::singleShot(wakeMs, Qt::PreciseTimer, this, [this] { beginStep(ks::monotonicUs()); });
 }
 
 void EngineLoop::cancel(std::uint64_t id)

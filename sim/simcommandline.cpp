@@ -57,6 +57,10 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
         "How much each engine step's time varies: the standard deviation of a normal factor around 1 (0 for exact "
         "steps; see docs/simulator.md).",
         "fraction", "0.03");
+    add("idle-wake-ms",
+        "An idle engine starts its next step this long after a request arrives, so requests sent together share "
+        "it (0: at once; see docs/simulator.md).",
+        "ms", "5");
     add("truth-log", "Write one JSONL line per request with the server's own timestamps.", "file");
     add("truth-log-prompts", "Also write each request's prompt (or messages as JSON) into the truth log.");
     for (const FractionFlag& f : kFaultFlags)
@@ -127,6 +131,7 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
         o.engine.stepJitter = jitter;
         o.engine.jitterSeed = o.engineSeed ^ 0x9e3779b97f4a7c15ULL; // its own stream, not the numerics'
     }
+    o.engine.idleWakeUs = integer("idle-wake-ms", 0, 1000) * 1000;
     o.faultSeed = isSet("fault-seed") ? std::uint64_t(integer("fault-seed", 0, std::numeric_limits<long long>::max()))
                                       : QRandomGenerator::system()->generate64();
     o.truthLogPath = parser.value(QStringLiteral("truth-log"));

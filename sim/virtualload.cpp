@@ -35,7 +35,7 @@ VirtualLoadResult runClosedLoop(const EngineConfig& config, const VirtualLoadSpe
     int done = 0;
     while (!engine.idle() || !arrivals.empty()) {
         if (engine.idle())
-            nowUs = std::max(nowUs, arrivals.front());
+            nowUs = std::max(nowUs, arrivals.front() + engine.config().idleWakeUs);
         while (!arrivals.empty() && arrivals.front() <= nowUs) {
             send(arrivals.front());
             arrivals.pop_front();
