@@ -75,9 +75,10 @@ MainWindow::MainWindow(QWidget* parent)
     connectFeed(m_controller);
     connect(m_controller, &RunController::finished, this, &MainWindow::onFinished);
     connect(m_live, &LivePage::steerRequested, m_controller, &RunController::steer);
-    connect(m_controller, &RunController::steerAnswered, this, [this](int concurrency, const QString& refused) {
+    connect(m_live, &LivePage::rateSteerRequested, m_controller, &RunController::steerRate);
+    connect(m_controller, &RunController::steerAnswered, this, [this](const QString& setting, const QString& refused) {
         if (refused.isEmpty())
-            log(tr("Steered %1 to concurrency %2").arg(m_currentRun).arg(concurrency));
+            log(tr("Steered %1 to %2").arg(m_currentRun, setting));
         else
             m_status->setText(tr("Not steered: %1").arg(refused));
     });
@@ -300,22 +301,26 @@ void MainWindow::onRunStarted(const QString& run, int index, int total)
 
 void MainWindow::updateSteering(const QString& run)
 {
-    // Plain concurrency arms of the experiment running here; replays and probe passes are not steered.
+    // Plain concurrency and rate arms of the experiment running here; replays and probe passes are not steered.
     const QString armName = run.section(QLatin1Char('/'), 1).section(QLatin1Char('~'), 0, 0);
     const auto arm = std::find_if(m_runningSpec.arms.begin(), m_runningSpec.arms.end(),
         [&armName](const ArmSpec& a) { return a.name == armName; });
     if (!isRunning() || arm == m_runningSpec.arms.end()) {
-        m_live->setSteerable(
-            false, 1, isRunning() ? tr("Probe passes run at their own concurrency") : tr("No arm is running"));
+        m_live->setSteerable(false, SteerBox::Kind::Concurrency, 1,
+            isRunning() ? tr("Probe passes run at their own concurrency") : tr("No arm is running"));
         return;
     }
-    if (arm->mode != LoadSpec::Mode::Concurrency || arm->sweep || arm->repeats > 1) {
-        m_live->setSteerable(
-            false, 1, tr("Only a plain concurrency arm can be steered (not a rate arm, a sweep or repeats)"));
+    const bool rate = arm->mode == LoadSpec::Mode::Rate;
+    const SteerBox::Kind kind = rate ? SteerBox::Kind::Rate : SteerBox::Kind::Concurrency;
+    if (arm->sweep || arm->repeats > 1) {
+        m_live->setSteerable(false, kind, 1, tr("A sweep or an arm with repeats follows its own plan: not steered"));
         return;
     }
+    // A segment's name holds its setting (ARM~c12, ARM~r4.5); the arm as it started, its spec's.
     const QString setting = run.section(QLatin1Char('~'), 1).section(QLatin1Char('#'), 0, 0);
-    m_live->setSteerable(true, setting.startsWith(QLatin1Char('c')) ? setting.mid(1).toInt() : arm->concurrency);
+    const QChar prefix = rate ? QLatin1Char('r') : QLatin1Char('c');
+    const double value = setting.startsWith(prefix) ? setting.mid(1).toDouble() : rate ? arm->rate : arm->concurrency;
+    m_live->setSteerable(true, kind, value);
 }
 
 void MainWindow::onProgress(const LoadProgress& p)
@@ -349,7 +354,7 @@ void MainWindow::onRunFinished(const QString& run, const QByteArray& summaryJson
 void MainWindow::onFinished(const QString& message)
 {
     m_editor->setRunning(false);
-    m_live->setSteerable(false, 1, tr("No arm is running"));
+    m_live->setSteerable(false, SteerBox::Kind::Concurrency, 1, tr("No arm is running"));
     updateActions();
     const QString done = message.isEmpty() ? tr("Experiment finished") : tr("Experiment ended with problems");
     m_status->setText(

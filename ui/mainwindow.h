@@ -93,7 +93,7 @@ private:
     void openPath(const QString& path);
     void onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result);
     void onRunStarted(const QString& run, int index, int total);
-    /// Enables the Live page's steering for a running plain concurrency arm.
+    /// Enables the Live page's steering for a running plain concurrency or rate arm.
     void updateSteering(const QString& run);
     void onProgress(const LoadProgress& progress);
     void onSnapshot(const QString& run, const RunSnapshot& snapshot);
