@@ -4,7 +4,9 @@
 
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
+#include <QKeySequence>
 #include <QPushButton>
+#include <QShortcut>
 
 #include <cmath>
 
@@ -20,7 +22,7 @@ constexpr double kMaxRate = 100000;
 SteerBox::SteerBox(QWidget* parent)
     : QWidget(parent)
     , m_field(new QDoubleSpinBox(this))
-    , m_button(new QPushButton(tr("S&teer"), this))
+    , m_button(new QPushButton(tr("Steer"), this))
 {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -31,6 +33,15 @@ SteerBox::SteerBox(QWidget* parent)
     m_field->setKeyboardTracking(false);
     m_button->setObjectName(QStringLiteral("steerButton"));
     connect(m_button, &QPushButton::clicked, this, &SteerBox::apply);
+    // Alt+T goes to the number, where typing or the arrow keys set it and Enter
+    // applies it (a mnemonic on the button would press it with the old value).
+    auto* focus = new QShortcut(QKeySequence(tr("Alt+T")), this);
+    connect(focus, &QShortcut::activated, this, [this] {
+        if (!m_field->isEnabled())
+            return;
+        m_field->setFocus(Qt::ShortcutFocusReason);
+        m_field->selectAll();
+    });
     connect(m_field, &QDoubleSpinBox::editingFinished, this, [this] {
         if (m_field->hasFocus()) // Enter, not merely leaving the field
             apply();
@@ -41,13 +52,15 @@ SteerBox::SteerBox(QWidget* parent)
 QString SteerBox::help() const
 {
     return m_kind == Kind::Rate
-        ? tr("Steer the running rate arm: type requests per second, or step them with the arrow keys (Page Up/Down "
+        ? tr("Steer the running rate arm (Alt+T): type requests per second, or step them with the arrow keys (Page "
+             "Up/Down "
              "by 10); Enter or Steer applies it. Arrivals at the new rate start from that moment; each setting "
              "becomes a segment of the arm (ARM~rR) with its own summary, and the knee chart gains a point when "
              "the arm ends.")
-        : tr("Steer the running arm: arrow keys step the number of streams (Page Up/Down by 10); Enter or Steer "
-             "applies it. Each setting becomes a segment of the arm (ARM~cN) with its own summary, and the knee "
-             "chart gains a point when the arm ends.");
+        : tr(
+            "Steer the running arm (Alt+T): arrow keys step the number of streams (Page Up/Down by 10); Enter or Steer "
+            "applies it. Each setting becomes a segment of the arm (ARM~cN) with its own summary, and the knee "
+            "chart gains a point when the arm ends.");
 }
 
 void SteerBox::setSteerable(bool steerable, Kind kind, double value, const QString& why)
