@@ -164,7 +164,10 @@ int runExperimentSpec(ks::ExperimentSpec spec, const QString& outPath, ProgressR
                 runner.finishArmGently();
                 return;
             case ks::SteerCommand::Kind::Rate:
-                refused = QStringLiteral("rate: steering the rate of an arm is not built yet; steer a concurrency arm");
+                refused = runner.steerRate(command.value);
+                if (refused.isEmpty())
+                    std::fprintf(
+                        stderr, "knobscope run: control: rate %s\n", qPrintable(ks::sweepValueText(command.value)));
                 break;
             case ks::SteerCommand::Kind::Concurrency:
                 refused = runner.steer(int(command.value));

@@ -95,8 +95,9 @@ int runCommand(const QStringList& arguments)
         QStringLiteral("ADDR"), QStringLiteral("127.0.0.1") });
     parser.addOption({ QStringLiteral("control"),
         QStringLiteral(
-            "stdin: steer the running arm with lines on standard input: 'concurrency N' (a new segment "
-            "ARM~cN of the arm, with its own summary), 'stop' (end the run cleanly). Concurrency arms only."),
+            "stdin: steer the running arm with lines on standard input: 'concurrency N' on a concurrency arm "
+            "(a new segment ARM~cN of the arm, with its own summary), 'rate R' on a rate arm (segment ARM~rR), "
+            "'stop' (end the run cleanly). Not sweeps or repeats."),
         QStringLiteral("stdin") });
     addLoadFlags(parser);
     addPromptFlags(parser);

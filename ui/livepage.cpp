@@ -14,7 +14,6 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
@@ -36,8 +35,7 @@ LivePage::LivePage(QWidget* parent)
     , m_knee(new KneePlot(this))
     , m_legend(new QLabel(this))
     , m_cumulativeBox(new QCheckBox(tr("&Cumulative"), this))
-    , m_steer(new QSpinBox(this))
-    , m_steerButton(new QPushButton(tr("S&teer"), this))
+    , m_steerBox(new SteerBox(this))
     , m_baselineButton(new QToolButton(this))
     , m_baselineMenu(new QMenu(this))
     , m_runs(new RunListModel(this))
@@ -53,25 +51,9 @@ LivePage::LivePage(QWidget* parent)
         emit cumulativeToggled(on);
     });
     top->addWidget(m_cumulativeBox);
-    m_steer->setRange(1, 4096);
-    m_steer->setPrefix(tr("concurrency "));
-    m_steer->setAccelerated(true);
-    m_steer->setToolTip(tr("Steer the running arm: arrow keys step the number of streams (Page Up/Down by 10); "
-                           "Enter or Steer applies it. Each setting becomes a segment of the arm (ARM~cN) with its "
-                           "own summary, and the knee chart gains a point when the arm ends."));
-    m_steerButton->setToolTip(m_steer->toolTip());
-    auto steer = [this] {
-        if (m_steer->isEnabled())
-            emit steerRequested(m_steer->value());
-    };
-    connect(m_steerButton, &QPushButton::clicked, this, steer);
-    connect(m_steer, &QSpinBox::editingFinished, this, [this, steer] {
-        if (m_steer->hasFocus()) // Enter, not merely leaving the field
-            steer();
-    });
-    top->addWidget(m_steer);
-    top->addWidget(m_steerButton);
-    setSteerable(false, 1, tr("No arm is running"));
+    connect(m_steerBox, &SteerBox::concurrencyRequested, this, &LivePage::steerRequested);
+    connect(m_steerBox, &SteerBox::rateRequested, this, &LivePage::rateSteerRequested);
+    top->addWidget(m_steerBox);
     m_baselineButton->setText(tr("Basel&ine"));
     m_baselineButton->setPopupMode(QToolButton::InstantPopup);
     m_baselineButton->setMenu(m_baselineMenu);
@@ -410,16 +392,9 @@ void LivePage::addKneePoint(const nlohmann::json& summary)
     m_knee->show();
 }
 
-void LivePage::setSteerable(bool steerable, int concurrency, const QString& why)
+void LivePage::setSteerable(bool steerable, SteerBox::Kind kind, double value, const QString& why)
 {
-    m_steer->setEnabled(steerable);
-    m_steerButton->setEnabled(steerable);
-    if (steerable)
-        m_steer->setValue(concurrency);
-    const QString tip = steerable ? m_steer->toolTip().section(QLatin1Char('\n'), 0, 0)
-                                  : m_steer->toolTip().section(QLatin1Char('\n'), 0, 0) + QLatin1Char('\n') + why;
-    m_steer->setToolTip(tip);
-    m_steerButton->setToolTip(tip);
+    m_steerBox->setSteerable(steerable, kind, value, why);
 }
 
 void LivePage::setCumulative(bool cumulative)

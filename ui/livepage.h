@@ -2,6 +2,7 @@
 
 #include "baseline.h"
 #include "metrics/aggregator.h"
+#include "steerbox.h"
 
 #include <QHash>
 #include <QSet>
@@ -14,7 +15,6 @@ class QCheckBox;
 class QMenu;
 class QPushButton;
 class QToolButton;
-class QSpinBox;
 class QLabel;
 class QTableView;
 
@@ -39,8 +39,9 @@ public:
     void progressed(const QString& run, int done, int expected);
     void runFinished(const QString& run, const nlohmann::json& summary);
     /// The steering control (Live page, "Steer"): enabled for a running plain
-    /// concurrency arm at its current setting, else disabled saying why.
-    void setSteerable(bool steerable, int concurrency, const QString& why = {});
+    /// concurrency or rate arm at its current setting, else disabled saying why.
+    void setSteerable(bool steerable, SteerBox::Kind kind, double value, const QString& why = {});
+    SteerBox* steerBox() const { return m_steerBox; }
     /// Draws `baseline` faded under the charts, each of its arms aligned at the
     /// start of the live arm it matches (Baseline::match), and adds the live/baseline
     /// ratio to the run table; nullptr removes it.
@@ -65,6 +66,8 @@ signals:
     void cumulativeToggled(bool cumulative);
     /// The user asked the running arm to go on at `concurrency` streams.
     void steerRequested(int concurrency);
+    /// The user asked the running rate arm to go on at `rate` requests per second.
+    void rateSteerRequested(double rate);
     /// The user picked a baseline file (empty: no baseline).
     void baselineRequested(const QString& path);
 
@@ -96,8 +99,7 @@ private:
     KneePlot* m_knee;
     QLabel* m_legend;
     QCheckBox* m_cumulativeBox;
-    QSpinBox* m_steer;
-    QPushButton* m_steerButton;
+    SteerBox* m_steerBox;
     std::shared_ptr<const Baseline> m_baseline;
     struct ArmStart {
         QString run;

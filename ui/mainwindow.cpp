@@ -75,13 +75,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     connectFeed(m_controller);
     connect(m_controller, &RunController::finished, this, &MainWindow::onFinished);
-    connect(m_live, &LivePage::steerRequested, m_controller, &RunController::steer);
-    connect(m_controller, &RunController::steerAnswered, this, [this](int concurrency, const QString& refused) {
-        if (refused.isEmpty())
-            log(tr("Steered %1 to concurrency %2").arg(m_currentRun).arg(concurrency));
-        else
-            m_status->setText(tr("Not steered: %1").arg(refused));
-    });
+    connectSteering();
     connect(m_controller, &RunController::experimentStarted, this, [this](const QByteArray& json) {
         auto file = std::make_shared<RunFile>();
         file->experiment = nlohmann::json::parse(json.toStdString(), nullptr, false);
@@ -257,26 +251,6 @@ void MainWindow::onRunStarted(const QString& run, int index, int total)
     updateSteering(run);
 }
 
-void MainWindow::updateSteering(const QString& run)
-{
-    // Plain concurrency arms of the experiment running here; replays and probe passes are not steered.
-    const QString armName = run.section(QLatin1Char('/'), 1).section(QLatin1Char('~'), 0, 0);
-    const auto arm = std::find_if(m_runningSpec.arms.begin(), m_runningSpec.arms.end(),
-        [&armName](const ArmSpec& a) { return a.name == armName; });
-    if (!isRunning() || arm == m_runningSpec.arms.end()) {
-        m_live->setSteerable(
-            false, 1, isRunning() ? tr("Probe passes run at their own concurrency") : tr("No arm is running"));
-        return;
-    }
-    if (arm->mode != LoadSpec::Mode::Concurrency || arm->sweep || arm->repeats > 1) {
-        m_live->setSteerable(
-            false, 1, tr("Only a plain concurrency arm can be steered (not a rate arm, a sweep or repeats)"));
-        return;
-    }
-    const QString setting = run.section(QLatin1Char('~'), 1).section(QLatin1Char('#'), 0, 0);
-    m_live->setSteerable(true, setting.startsWith(QLatin1Char('c')) ? setting.mid(1).toInt() : arm->concurrency);
-}
-
 void MainWindow::onProgress(const LoadProgress& p)
 {
     m_live->progressed(m_currentRun, p.done, p.expected);
@@ -308,7 +282,7 @@ void MainWindow::onRunFinished(const QString& run, const QByteArray& summaryJson
 void MainWindow::onFinished(const QString& message)
 {
     m_editor->setRunning(false);
-    m_live->setSteerable(false, 1, tr("No arm is running"));
+    m_live->setSteerable(false, SteerBox::Kind::Concurrency, 1, tr("No arm is running"));
     updateActions();
     const QString done = message.isEmpty() ? tr("Experiment finished") : tr("Experiment ended with problems");
     m_status->setText(

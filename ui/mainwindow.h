@@ -107,8 +107,10 @@ private:
     void startRun(const ExperimentSpec& spec);
     void onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result);
     void onRunStarted(const QString& run, int index, int total);
-    /// Enables the Live page's steering for a running plain concurrency arm.
+    /// Enables the Live page's steering for a running plain concurrency or rate arm.
     void updateSteering(const QString& run);
+    /// The Steer box to the run controller and its answers to the log (mainwindowsteering.cpp).
+    void connectSteering();
     void onProgress(const LoadProgress& progress);
     void onSnapshot(const QString& run, const RunSnapshot& snapshot);
     void onRunFinished(const QString& run, const QByteArray& summaryJson);

@@ -60,13 +60,25 @@ void RunController::stop()
 
 void RunController::steer(int concurrency)
 {
+    ask(QStringLiteral("concurrency %1").arg(concurrency),
+        [concurrency](ExperimentRunner* runner) { return runner->steer(concurrency); });
+}
+
+void RunController::steerRate(double rate)
+{
+    ask(QStringLiteral("rate ") + sweepValueText(rate),
+        [rate](ExperimentRunner* runner) { return runner->steerRate(rate); });
+}
+
+void RunController::ask(const QString& setting, std::function<QString(ExperimentRunner*)> steer)
+{
     if (!m_runner) {
-        emit steerAnswered(concurrency, tr("no experiment is running"));
+        emit steerAnswered(setting, tr("no experiment is running"));
         return;
     }
-    QMetaObject::invokeMethod(m_runner, [this, runner = m_runner, concurrency] {
-        const QString refused = runner->steer(concurrency); // in the runner's thread
-        QMetaObject::invokeMethod(this, [this, concurrency, refused] { emit steerAnswered(concurrency, refused); });
+    QMetaObject::invokeMethod(m_runner, [this, runner = m_runner, setting, steer = std::move(steer)] {
+        const QString refused = steer(runner); // in the runner's thread
+        QMetaObject::invokeMethod(this, [this, setting, refused] { emit steerAnswered(setting, refused); });
     });
 }
 

@@ -7,6 +7,7 @@
 #include <QPointer>
 #include <QThread>
 
+#include <functional>
 #include <memory>
 
 namespace ks {
@@ -28,6 +29,9 @@ public:
     /// Asks the running arm to go on at `concurrency` streams (ExperimentRunner::steer);
     /// steerAnswered() follows.
     void steer(int concurrency);
+    /// Asks the running rate arm to go on at `rate` requests per second
+    /// (ExperimentRunner::steerRate); steerAnswered() follows.
+    void steerRate(double rate);
     bool isRunning() const { return m_thread != nullptr; }
     QString outPath() const { return m_outPath; }
 
@@ -36,10 +40,13 @@ signals:
     /// holds it: the window follows the experiment without reading the file back.
     void experimentStarted(const QByteArray& json);
     void runRecorded(std::shared_ptr<const ks::RunData> run);
-    /// `refused` is empty when the arm now runs at `concurrency`, else why not.
-    void steerAnswered(int concurrency, const QString& refused);
+    /// `refused` is empty when the arm now runs at `setting` ("concurrency 12",
+    /// "rate 4.5"), else why not.
+    void steerAnswered(const QString& setting, const QString& refused);
 
 private:
+    /// Runs `steer` on the runner in its thread; steerAnswered(setting, its answer) follows.
+    void ask(const QString& setting, std::function<QString(ExperimentRunner*)> steer);
     void cleanUp();
 
     QThread* m_thread = nullptr;

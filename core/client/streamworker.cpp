@@ -41,6 +41,8 @@ StreamWorker::StreamWorker(std::shared_ptr<SharedLoadState> state, int index, in
     , m_preconnectDeadline(this)
 {
     // The timers are children so moveToThread() takes them along.
+    // The arm's own schedule, shared with the state that owns it (no copy).
+    m_schedule = std::shared_ptr<const std::vector<qint64>>(m_state, &m_state->schedule);
 }
 
 StreamWorker::~StreamWorker() = default;
@@ -232,7 +234,7 @@ void StreamWorker::launchTurn(std::shared_ptr<Session> session)
 
 void StreamWorker::scheduleNextArrival()
 {
-    const auto& schedule = m_state->schedule;
+    const std::vector<qint64>& schedule = *m_schedule;
     while (m_sending && !m_state->stopping.load() && !m_state->draining.load() && m_nextArrival < schedule.size()) {
         const qint64 due = schedule[m_nextArrival];
         qint64 wait = due - nowUs();
@@ -247,7 +249,9 @@ void StreamWorker::scheduleNextArrival()
         send(qint64(m_nextArrival), due);
         m_nextArrival += std::size_t(m_workerCount);
     }
-    m_nextArrival = schedule.size();
+    // Stopped or draining: no more arrivals. A share used up keeps its place in
+    // the stride, where a steered (longer) schedule goes on.
+    m_nextArrival = std::max(m_nextArrival, schedule.size());
     checkDone();
 }
 
@@ -382,6 +386,18 @@ void StreamWorker::steer(int slotCount, const QString& runLabel)
     checkDone();
 }
 
+void StreamWorker::steerRate(
+    std::shared_ptr<const std::vector<qint64>> schedule, int generation, const QString& runLabel)
+{
+    m_runLabel = runLabel;
+    m_schedule = std::move(schedule);
+    m_generation = generation;
+    if (m_finished || !m_sending || m_state->stopping.load() || m_state->draining.load())
+        return;
+    m_arrivalTimer.stop(); // the arrival it waits for may have moved
+    scheduleNextArrival();
+}
+
 bool StreamWorker::exhausted() const
 {
     const LoadSpec& spec = m_state->factory.spec();
@@ -403,9 +419,9 @@ void StreamWorker::endExchange(HttpConnection* connection, const QString& reason
 
 void StreamWorker::sweepTimeouts()
 {
-    if (m_state->draining.load() && !m_state->schedule.empty() && m_nextArrival < m_state->schedule.size()) {
+    if (m_state->draining.load() && !m_state->schedule.empty() && m_nextArrival < m_schedule->size()) {
         m_arrivalTimer.stop(); // a rate arm draining: no more arrivals
-        m_nextArrival = m_state->schedule.size();
+        m_nextArrival = m_schedule->size();
     }
     if ((m_state->steered.load() && m_openSlots <= 0) || m_state->draining.load())
         checkDone(); // an idle steered or draining worker ends with the load's bound
@@ -451,8 +467,13 @@ void StreamWorker::checkDone()
 {
     const bool closedLoop = m_state->schedule.empty();
     // A steered worker with no slot left idles until a raise or the load's end.
+    // A rate arm's worker whose share is used up waits for a steered schedule
+    // already on its way (one that extends its share), unless the load ends.
     const bool noMoreSends = closedLoop ? m_openSlots <= 0 && (!m_state->steered.load() || exhausted())
-                                        : (m_nextArrival >= m_state->schedule.size() || !m_sending);
+                                        : !m_sending
+            || (m_nextArrival >= m_schedule->size()
+                && (m_generation == m_state->scheduleGeneration.load() || m_state->stopping.load()
+                    || m_state->draining.load()));
     if (m_finished || !noMoreSends || !m_inFlight.empty())
         return;
     m_finished = true;

@@ -50,6 +50,11 @@ public slots:
     /// open and labels the requests it sends `runLabel`. A raise sends at once;
     /// a cut lets the streams in flight finish and does not replace them.
     void steer(int slotCount, const QString& runLabel);
+    /// Live control (open loop): `schedule` replaces the arrival schedule; it keeps
+    /// the old one up to the command and has new arrivals after it. This worker
+    /// goes on at the same position (its share of arrivals already sent stays
+    /// sent) and labels the requests it sends `runLabel`.
+    void steerRate(std::shared_ptr<const std::vector<qint64>> schedule, int generation, const QString& runLabel);
 
 signals:
     void prepared();
@@ -124,6 +129,8 @@ private:
     QTimer m_lagProbe;
     QTimer m_preconnectDeadline;
     qint64 m_lagExpectedUs = 0;
+    std::shared_ptr<const std::vector<qint64>> m_schedule; ///< rate mode: the newest this worker holds
+    int m_generation = 0; ///< of m_schedule (SharedLoadState::scheduleGeneration)
     std::size_t m_nextArrival = 0;
     int m_openSlots = 0;
     bool m_sending = false;

@@ -5,6 +5,7 @@
 
 #include <QMetaObject>
 
+#include <algorithm>
 #include <cmath>
 #include <sys/resource.h>
 
@@ -65,6 +66,7 @@ QString LoadRunner::start()
         m_state->schedule
             = gammaArrivals(m_spec.rate, m_spec.burstiness, m_spec.requests, m_spec.durationS, m_spec.seed);
 
+    m_schedule = std::shared_ptr<const std::vector<qint64>>(m_state, &m_state->schedule);
     const int workers = chooseWorkerThreads(m_spec);
     m_result.workerThreads = workers;
     m_result.cores = std::max(1, QThread::idealThreadCount());
@@ -136,6 +138,47 @@ QString LoadRunner::steer(int concurrency, const QString& runLabel)
             [worker = m_workers[std::size_t(i)], slotCount, runLabel] { worker->steer(slotCount, runLabel); },
             Qt::QueuedConnection);
     }
+    return {};
+}
+
+QString LoadRunner::steerRate(double rate, const QString& runLabel)
+{
+    if (m_spec.mode != LoadSpec::Mode::Rate)
+        return tr("only a rate arm takes a rate (this one keeps a number of streams open: steer its concurrency)");
+    if (!(rate > 0) || !std::isfinite(rate))
+        return tr("the rate must be a number of requests per second above 0");
+    if (!m_state || m_state->stopping.load() || m_state->draining.load() || m_finished == int(m_workers.size())
+        || m_prepared < int(m_workers.size()))
+        return tr("the arm is not running");
+    // From here no worker finishes on a used-up share until it holds the new
+    // schedule (StreamWorker::checkDone). One that finished before had all of
+    // its share sent, so before the cut: the check below rules that out.
+    m_state->steered = true;
+    const int generation = m_state->scheduleGeneration.fetch_add(1) + 1;
+    const qint64 cutUs = monotonicUs() - m_state->t0Us;
+    const std::vector<qint64>& times = *m_schedule;
+    const auto kept = std::size_t(std::lower_bound(times.begin(), times.end(), cutUs) - times.begin());
+    const auto workers = m_workers.size();
+    auto refuse = [this](const QString& why) {
+        m_state->scheduleGeneration.fetch_sub(1); // a worker waiting on it may finish at its next sweep
+        return why;
+    };
+    if (times.size() - kept < workers)
+        return refuse(tr("the arm has sent all but its last arrivals"));
+    auto next = std::make_shared<std::vector<qint64>>(times.begin(), times.begin() + std::ptrdiff_t(kept));
+    const int remaining = m_spec.requests > 0 ? m_spec.requests - int(kept) : 0;
+    // A seed per setting, so the same command on the same arm gives the same arrivals.
+    const quint64 seed = m_spec.seed ^ (0x9e3779b97f4a7c15ULL * quint64(generation));
+    if (!appendGammaArrivals(
+            *next, cutUs, rate, m_spec.burstiness, remaining, m_state->deadlineUs, seed, kMaxSteeredArrivals))
+        return refuse(
+            tr("%1 req/s would plan more than %2 arrivals for the rest of the arm").arg(rate).arg(kMaxSteeredArrivals));
+    m_schedule = next;
+    m_progress.expected = int(next->size());
+    for (StreamWorker* worker : m_workers)
+        QMetaObject::invokeMethod(
+            worker, [worker, next, generation, runLabel] { worker->steerRate(next, generation, runLabel); },
+            Qt::QueuedConnection);
     return {};
 }
 

@@ -42,6 +42,9 @@ struct LoadResult {
 /// The most streams a steered arm may be raised to (as many as the client
 /// keeps open in the scale-out tests; past that, shard: docs/distributed.md).
 inline constexpr int kMaxSteeredConcurrency = 4096;
+/// The most arrivals a steered rate may plan for the rest of an arm (8 bytes
+/// each, shared by the workers).
+inline constexpr std::size_t kMaxSteeredArrivals = 20'000'000;
 
 /// Runs one arm: starts the worker threads, pre-opens connections, starts the
 /// clock, relays batched records, and reports the client's own load so a run
@@ -60,6 +63,13 @@ public:
     /// at once; cuts let the streams in flight finish. An error instead when
     /// the arm is not a running concurrency arm.
     QString steer(int concurrency, const QString& runLabel);
+    /// Live control of a rate arm: from now on arrivals at `rate` per second (the
+    /// arm's burstiness, the first one gap after now), labelled `runLabel`. Arrivals
+    /// due before now are sent as planned; the arm's request count and duration
+    /// still bound the whole arm. An error instead when the arm is not a running
+    /// rate arm, has all but its last arrivals sent, or the rate would need more
+    /// than kMaxSteeredArrivals arrivals.
+    QString steerRate(double rate, const QString& runLabel);
     /// Sends no more requests; the ones in flight finish (stop() cancels them).
     void drain();
     const LoadSpec& spec() const { return m_spec; }
@@ -78,6 +88,7 @@ private:
 
     LoadSpec m_spec;
     std::shared_ptr<SharedLoadState> m_state;
+    std::shared_ptr<const std::vector<qint64>> m_schedule; ///< rate mode: the newest arrival schedule
     std::vector<QThread*> m_threads;
     std::vector<StreamWorker*> m_workers;
     int m_prepared = 0;

@@ -198,6 +198,7 @@ void ExperimentRunner::startArm()
     m_metricsProblem.clear();
     m_load = std::make_unique<LoadRunner>(load);
     m_concurrencyNow = load.mode == LoadSpec::Mode::Concurrency ? load.concurrency : 0;
+    m_rateNow = load.mode == LoadSpec::Mode::Rate ? load.rate : 0;
     const nlohmann::json prompts = probePass ? nlohmann::json() : Workload::identity(load);
     connect(m_load.get(), &LoadRunner::started, this, [this, &config, prompts](qint64 t0) {
         m_t0Us = t0;
@@ -374,7 +375,7 @@ void ExperimentRunner::finishRun(
     summary["interrupted"] = m_stopRequested; // Stop, Ctrl-C or a failed write
     if (!result.stats.connectMs.empty())
         summary["connect_ms"] = percentile(result.stats.connectMs, 50);
-    if (!segment.sweep.is_null()) // a steered arm's segments are the steps of a sweep over concurrency
+    if (!segment.sweep.is_null()) // a steered arm's segments are the steps of a sweep over that setting
         summary["sweep"] = std::move(segment.sweep);
     if (!segment.control.is_null())
         summary["control"] = std::move(segment.control);

@@ -16,6 +16,7 @@
 #include <QObject>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -48,6 +49,9 @@ public:
     /// instead: no load arm running, a rate arm, a sweep or repeats, a bad value.
     /// The setting in force already is no change and no segment.
     QString steer(int concurrency);
+    /// The same for a rate arm: arrivals at `rate` per second from now on, as
+    /// a segment named ARM~rR (R as sweep values are written: r2, r4.5).
+    QString steerRate(double rate);
     /// Ends the experiment as a duration bound ends an arm: the running arm
     /// sends no more and its requests in flight finish (none is cancelled),
     /// then the server stops and the file closes (`stop` on --control stdin).
@@ -108,6 +112,13 @@ private:
     };
     /// Moves the run now going into m_segments (a steer, or the arm's end).
     void endSegment();
+    /// Empty when the running arm can be steered by a setting of this mode, else why not.
+    QString whyNotSteerable(LoadSpec::Mode mode) const;
+    /// Names the segment ARM~SETTING (#N when the setting was in force before),
+    /// lets `apply` change the load with that name, then ends the running segment
+    /// and writes the new one's run line with `control`. Returns `apply`'s refusal.
+    QString startSegment(const QString& setting, const char* kind, const nlohmann::json& value,
+        const nlohmann::json& from, const std::function<QString(const QString& run)>& apply);
     /// Summarizes a finished run from its records, writes its summary line and
     /// tells the windows; `last`: the arm's last segment (its plan moves on).
     /// `wholeArm`: the arm was not steered (the scraper's histograms are its own).
@@ -155,6 +166,7 @@ private:
     ServerTally m_serverTally; ///< the current arm's scrapes
     std::vector<Segment> m_segments; ///< earlier segments of a steered arm now running
     int m_concurrencyNow = 0; ///< of the running arm, as steered
+    double m_rateNow = 0; ///< of the running rate arm, as steered
     QString m_metricsProblem;
     QString m_armProblem; ///< the server died during this arm
     QStringList m_serverWarnings; ///< about the launched server's command (servercommandcheck.h)

@@ -2,6 +2,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 namespace {
@@ -73,6 +74,42 @@ private slots:
     {
         QCOMPARE(ks::gammaArrivals(5.0, 1.0, 100, 0, 42), ks::gammaArrivals(5.0, 1.0, 100, 0, 42));
         QVERIFY(ks::gammaArrivals(5.0, 1.0, 100, 0, 42) != ks::gammaArrivals(5.0, 1.0, 100, 0, 43));
+    }
+
+    // A steered rate: the kept prefix stays, the new process starts one gap
+    // after the command (not at it, and not from the arm's start), at its own rate.
+    void appendedArrivalsStartAtTheCommand()
+    {
+        std::vector<qint64> times = ks::gammaArrivals(2.0, 1.0, 0, 10.0, 5);
+        const std::vector<qint64> kept(times.begin(), times.begin() + 4);
+        times.resize(4);
+        const qint64 fromUs = kept.back() + 1;
+        QVERIFY(ks::appendGammaArrivals(times, fromUs, 40.0, 1.0, 0, fromUs + 500'000'000, 9, 1'000'000));
+        QVERIFY(std::equal(kept.begin(), kept.end(), times.begin()));
+        QVERIFY(times[4] > fromUs);
+        QVERIFY(times.back() < fromUs + 500'000'000);
+        QVERIFY(std::is_sorted(times.begin(), times.end()));
+        const GapStats s = gapStats(std::vector<qint64>(times.begin() + 4, times.end()));
+        QVERIFY2(std::abs(s.mean - 0.025) / 0.025 < 0.02, qPrintable(QString::number(s.mean)));
+        // The first gap is an ordinary one: over many seeds its mean is 1/rate.
+        double first = 0;
+        for (quint64 seed = 0; seed < 4000; ++seed) {
+            std::vector<qint64> one;
+            QVERIFY(ks::appendGammaArrivals(one, 1'000'000, 40.0, 1.0, 1, 0, seed, 10));
+            QCOMPARE(one.size(), std::size_t(1));
+            first += double(one[0] - 1'000'000) / 1e6;
+        }
+        QVERIFY2(std::abs(first / 4000 - 0.025) / 0.025 < 0.05, qPrintable(QString::number(first / 4000)));
+    }
+
+    void appendedArrivalsKeepTheBounds()
+    {
+        std::vector<qint64> times { 0, 10 };
+        QVERIFY(ks::appendGammaArrivals(times, 20, 100.0, 1.0, 7, 0, 1, 100));
+        QCOMPARE(times.size(), std::size_t(9)); // the remaining count
+        // More than the limit: refused, nothing appended.
+        QVERIFY(!ks::appendGammaArrivals(times, 20, 1e6, 1.0, 0, 60'000'000, 1, 1000));
+        QCOMPARE(times.size(), std::size_t(9));
     }
 };
 

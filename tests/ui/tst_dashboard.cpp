@@ -10,12 +10,15 @@
 #include "run/runsnapshotter.h"
 #include "runcontroller.h"
 #include "runfileloader.h"
+#include "steerbox.h"
 #include "store/runfile.h"
 
 #include "common/freeport.h"
 
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QGuiApplication>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTcpSocket>
@@ -252,6 +255,48 @@ private slots:
         QVERIFY(readRunFile(window.runFilePath(), &file, &error));
         QVERIFY(file.issues.empty());
         QVERIFY(file.runs.empty());
+    }
+
+    // A rate arm in the window: the Steer box offers its rate (not a number of
+    // streams), and a new rate from the box becomes the segment ARM~rR.
+    void steeringARateArmFromTheSteerBox()
+    {
+        json spec = shortSpec(0);
+        spec["arms"][0]
+            = { { "name", "poisson" }, { "mode", "rate" }, { "rate", 5 }, { "duration_s", 120 }, { "max_tokens", 8 } };
+        MainWindow window;
+        window.show();
+        QString error;
+        QVERIFY(window.document()->load(QByteArray::fromStdString(spec.dump()), &error));
+        QStringList runs;
+        connect(window.controller(), &RunController::snapshotReady, this, [&runs](const QString& run) {
+            if (!runs.contains(run))
+                runs << run;
+        });
+        QSignalSpy answered(window.controller(), &RunController::steerAnswered);
+        QSignalSpy ended(&window, &MainWindow::runEnded);
+        window.run();
+        QTRY_VERIFY_WITH_TIMEOUT(runs.contains(QStringLiteral("mns4/poisson")), 30000);
+        SteerBox* box = window.livePage()->steerBox();
+        QTRY_VERIFY(box->field()->isEnabled());
+        QCOMPARE(box->kind(), SteerBox::Kind::Rate);
+        QCOMPARE(box->field()->value(), 5.0);
+        box->field()->setValue(7.5);
+        box->button()->click();
+        QVERIFY(answered.wait(10000));
+        QCOMPARE(answered.first().at(0).toString(), QStringLiteral("rate 7.5"));
+        QCOMPARE(answered.first().at(1).toString(), QString());
+        QTRY_VERIFY_WITH_TIMEOUT(runs.contains(QStringLiteral("mns4/poisson~r7.5")), 30000);
+        QTRY_COMPARE(box->field()->value(), 7.5); // the segment's own setting
+        window.stop();
+        QVERIFY(ended.wait(30000));
+        RunFile file;
+        QVERIFY(readRunFile(window.runFilePath(), &file, &error));
+        QCOMPARE(file.runs.size(), std::size_t(2));
+        QCOMPARE(file.runs[1].run, QStringLiteral("mns4/poisson~r7.5"));
+        QCOMPARE(file.runs[1].info["control"]["kind"].get<std::string>(), std::string("rate"));
+        QCOMPARE(file.runs[1].info["control"]["rate"].get<double>(), 7.5);
+        QCOMPARE(file.runs[1].info["control"]["from"].get<double>(), 5.0);
     }
 };
 
