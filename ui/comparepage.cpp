@@ -235,7 +235,8 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
     else
         m_note->setText(
             (m_result->intervals
-                    ? tr("%1 · ratios against the baseline with 95 % bootstrap intervals (1000 resamples); * and bold: "
+                    ? tr("%1 · ratios against the baseline with 95 % intervals (block bootstrap, 1000 resamples, "
+                         "widened by the run-to-run spread); * and bold: "
                          "the interval excludes 1.")
                           .arg(files)
                     : tr("%1 · computing 95 % intervals …").arg(files))

@@ -220,8 +220,9 @@ QString htmlArmSection(const json& arm, const QString& id, const QString& charts
     }
     body += row(errors, QStringLiteral("errors")) + row(waiting, QStringLiteral("peak waiting"));
     out += table(header, body);
-    out += paragraph(QStringLiteral("Below each value: its ratio to %1, [low-high] the 95 % bootstrap interval; * (in "
-                                    "bold) marks an interval that excludes 1.")
+    out += paragraph(QStringLiteral("Below each value: its ratio to %1, [low-high] the 95 % interval (a block "
+                                    "bootstrap over each run, widened by the run-to-run spread of A/A runs, or across "
+                                    "repeats); * (in bold) marks an interval that excludes 1.")
                          .arg(esc(baseline)));
     if (const QStringList bounds = sloBounds(arm.value("slo", json())); !bounds.isEmpty())
         out += paragraph(

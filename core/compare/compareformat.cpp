@@ -222,7 +222,8 @@ QString compareMarkdown(const nlohmann::json& arms)
                                                     : QString::number(config["max_waiting"].get<double>()));
             out += QStringLiteral("| %1 |\n").arg(row.join(QStringLiteral(" | ")));
         }
-        out += QStringLiteral("\nRatios are against %1; [low-high] is the 95 % bootstrap interval; * marks an "
+        out += QStringLiteral("\nRatios are against %1; [low-high] is the 95 % interval (a block bootstrap over "
+                              "each run, widened by the run-to-run spread of A/A runs, or across repeats); * marks an "
                               "interval that excludes 1.\n")
                    .arg(QString::fromStdString(arm["baseline"].get<std::string>()));
         if (const QStringList bounds = sloBounds(arm.value("slo", nlohmann::json())); !bounds.isEmpty())

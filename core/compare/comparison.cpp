@@ -1,6 +1,7 @@
 #include "compare/comparison.h"
 
 #include "compare/diagnosis.h"
+#include "compare/runtorun.h"
 #include "compare/sweepcompare.h"
 #include "import/importedrun.h"
 #include "metrics/bootstrap.h"
@@ -341,7 +342,13 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                     }
                     if (!intervals)
                         continue;
-                    const Interval& r = bootstrap.ratio[k];
+                    // One run on a side cannot show how runs differ: the A/A spread is added.
+                    Interval r = bootstrap.ratio[k];
+                    if (!withRepeats && !isBaseline) {
+                        const double runToRun = runToRunHalfWidth(key, stat);
+                        r = widenByRunToRun(r, runToRun);
+                        ci[key][stat] = interval(widenByRunToRun(bootstrap.other[k], runToRun / std::sqrt(2.0)));
+                    }
                     ratioCi[key][stat] = interval(r);
                     const bool bootstrapSays = !isBaseline && !r.contains(1.0);
                     // With repeats on both sides, a difference is real only when the
@@ -399,10 +406,14 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                 entry["workload"] = workloadOf(run);
                 entry["workload_differs"] = !Workload::sameWorkload(baseWorkload, entry["workload"], nullptr);
             }
-            if (!ci.empty()) // what the intervals cover (docs/metrics.md, "Intervals")
-                ci["method"] = "block-bootstrap";
+            // What the intervals cover (docs/metrics.md, "Intervals").
+            const char* method = withRepeats ? "block-bootstrap+repeats"
+                : isBaseline                 ? "block-bootstrap"
+                                             : "block-bootstrap+run-to-run";
+            if (!ci.empty())
+                ci["method"] = method;
             if (!ratioCi.empty())
-                ratioCi["method"] = "block-bootstrap";
+                ratioCi["method"] = method;
             entry["ci95"] = ci;
             entry["ratio"] = ratio;
             entry["ratio_ci95"] = ratioCi;

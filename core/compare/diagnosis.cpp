@@ -126,6 +126,15 @@ json diagnose(const json& entry, const json& baseline)
             QStringLiteral("%1 and no queue on the server: prefill takes %2 (prompt lengths, the prefix cache, or how "
                            "prefill is scheduled)")
                 .arg(ratios, ttftUp ? QStringLiteral("longer") : QStringLiteral("less time")));
+    // Large but not shown to be real: a single run differs from itself by this much (A/A), so no cause is named.
+    const bool ttftLarge = *ttft >= kUp || *ttft <= kDown;
+    const bool tpotLarge = *tpot >= kUp || *tpot <= kDown;
+    if ((ttftLarge || tpotLarge) && entry.value("significant", json()).is_object())
+        return why("noise",
+            QStringLiteral("%1: within run-to-run spread (the 95 % interval, which includes what the same "
+                           "configuration run twice differs by, contains 1x), so no cause is named; add repeats "
+                           "to tell")
+                .arg(ratios));
     return why("no-change", QStringLiteral("no change at p50 worth a cause (%1)").arg(ratios));
 }
 

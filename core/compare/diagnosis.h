@@ -9,7 +9,7 @@ namespace ks {
 /// Why a number moved, in one sentence, from what compare measured
 /// (docs/metrics.md, "Why a number moved"). Sets each non-baseline
 /// configuration's `why` ({"kind", "text"}: kind is queueing, compute, prefill,
-/// client-bound, errors or no-change) and, for a gentle arm, the arm's `why`
+/// client-bound, errors, noise or no-change) and, for a gentle arm, the arm's `why`
 /// (kind gentle). `arm` is one element of compareRuns' output.
 void addDiagnoses(nlohmann::json& arm);
 

@@ -215,8 +215,14 @@ QString formatTtftSplit(const nlohmann::json& summary)
         const nlohmann::json p = split.value(part, nlohmann::json());
         if (!p.is_object())
             continue;
+        const QString name = QStringLiteral("ttft %1").arg(QLatin1String(part));
+        if (sourceOf(split) == kHistograms) {
+            // A percentile from a histogram is its bucket: say the bucket, and the exact mean.
+            lines << QStringLiteral("  %1 %2").arg(name, -18).arg(ttftSplitPartText(split, part));
+            continue;
+        }
         lines << QStringLiteral("  %1 %2 %3 %4 %5 %6")
-                     .arg(QStringLiteral("ttft %1").arg(QLatin1String(part)), -18)
+                     .arg(name, -18)
                      .arg(ms(p, "p50"), ms(p, "p90"), ms(p, "p95"), ms(p, "p99"), ms(p, "max"));
     }
     const std::string source = sourceOf(split);

@@ -1,3 +1,4 @@
+#include "compare/runtorun.h"
 #include "metrics/bootstrap.h"
 #include "metrics/percentiles.h"
 
@@ -69,6 +70,59 @@ private slots:
         const Interval i = bootstrapPercentileCi({}, 50, 1000, 1);
         QCOMPARE(i.low, 0.0);
         QCOMPARE(i.high, 0.0);
+    }
+
+    // A block holds one generation of concurrent requests, at least n^(1/3),
+    // at most n/8; short runs resample single values.
+    void blockLengthFollowsConcurrency()
+    {
+        QCOMPARE(blockLength(10, 64), std::size_t(1));
+        QCOMPARE(blockLength(64, 4), std::size_t(4)); // cbrt(64) = 4 as well
+        QCOMPARE(blockLength(64, 1), std::size_t(4));
+        QCOMPARE(blockLength(256, 6.5), std::size_t(7));
+        QCOMPARE(blockLength(256, 64), std::size_t(32)); // capped: eight blocks a resample
+        QCOMPARE(blockLength(1000, std::nan("")), std::size_t(10));
+    }
+
+    // Values that come in runs (requests that shared a phase of the engine's
+    // steps) hold less information than their count: the block bootstrap's
+    // interval must be wider than the one that treats them as independent, and
+    // must hold the mean of the generating process far more often.
+    void blocksKeepCorrelatedValuesTogether()
+    {
+        std::mt19937_64 rng(7);
+        std::normal_distribution<double> level(100, 10), noise(0, 1);
+        std::vector<double> values;
+        for (int run = 0; run < 16; ++run) { // 16 runs of 16 equal-ish values
+            const double l = level(rng);
+            for (int i = 0; i < 16; ++i)
+                values.push_back(l + noise(rng));
+        }
+        const double ps[] = { 50 };
+        const Interval iid = bootstrapIntervals({}, values, ps, 1000, 3).other[0];
+        const Interval blocks = bootstrapIntervals({}, values, ps, 1000, 3, 0.95, 1, 16).other[0];
+        QVERIFY2(blocks.high - blocks.low > 2 * (iid.high - iid.low),
+            qPrintable(
+                QStringLiteral("iid %1-%2, blocks %3-%4").arg(iid.low).arg(iid.high).arg(blocks.low).arg(blocks.high)));
+        QVERIFY(blocks.contains(percentile(values, 50)));
+    }
+
+    // The run-to-run spread adds in quadrature, in logs, around the interval's centre.
+    void runToRunWidensInLogs()
+    {
+        const Interval point = widenByRunToRun({ 1.0, 1.0 }, 0.1);
+        QVERIFY(std::abs(point.low - std::exp(-0.1)) < 1e-12);
+        QVERIFY(std::abs(point.high - std::exp(0.1)) < 1e-12);
+        const Interval both = widenByRunToRun({ std::exp(-0.3), std::exp(0.3) }, 0.4);
+        QVERIFY(std::abs(std::log(both.low) + 0.5) < 1e-12); // sqrt(0.3^2 + 0.4^2) = 0.5
+        QVERIFY(std::abs(std::log(both.high) - 0.5) < 1e-12);
+        const Interval same = widenByRunToRun({ 0.9, 1.2 }, 0);
+        QCOMPARE(same.low, 0.9);
+        QCOMPARE(same.high, 1.2);
+        QCOMPARE(widenByRunToRun({ 0, 2 }, 0.1).low, 0.0); // not positive: left as it is
+        QVERIFY(runToRunHalfWidth("ttft_ms", "p50") > 0);
+        QVERIFY(runToRunHalfWidth("itl_ms", "p99") >= runToRunHalfWidth("itl_ms", "p50"));
+        QCOMPARE(runToRunHalfWidth("req_per_s", "p50"), 0.0);
     }
 };
 
