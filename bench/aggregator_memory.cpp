@@ -1,4 +1,4 @@
-// Memory of the live Aggregator over a long run (issue 12): an hour at 300
+// Memory of the live Aggregator over a long run: an hour at 300
 // requests a second, 64 tokens each, one snapshot per 100 ms of run time (the
 // runner's cadence). Prints RSS every simulated minute and the growth after the
 // first; the Aggregator alone, without the runner's own record vector.

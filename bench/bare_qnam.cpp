@@ -1,6 +1,6 @@
 // A bare QNetworkAccessManager streaming client: post, read, timestamp, and nothing
 // of knobscope_core. It is the floor Qt itself sets for knobscope's send path and
-// client CPU per event (issue 11): the same closed-loop load, the same threads and
+// client CPU per event: the same closed-loop load, the same threads and
 // QNAM layout (one QNAM per <= 6 streams, DESIGN.md section 10), the same
 // pre-opened connections, but no records, parser or decoder beyond a scan for the
 // first non-empty "text". bench/send_path.py runs it beside knobscope.
@@ -241,7 +241,7 @@ int main(int argc, char** argv)
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Bare-QNAM closed-loop streaming client (issue 11's floor for Qt): /v1/completions, stream, ignore_eos."));
+        "Bare-QNAM closed-loop streaming client (Qt's own floor for the send path): /v1/completions, stream, ignore_eos."));
     parser.addHelpOption();
     parser.addOption({ QStringLiteral("base-url"), QStringLiteral("Server."), QStringLiteral("url"),
         QStringLiteral("http://127.0.0.1:8000") });

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue-3 acceptance, as a user would run it: knobscope run against knobscope-sim
+# The max-num-seqs TTFT cliff, as a user would see it: knobscope run against knobscope-sim
 # at --max-num-seqs 32 and 128, stress arm and gentle arm; prints TTFT p50 ratios.
 # Not a test: it prints numbers. Usage: bench/cli_cliff.sh [build/release/bin]
 set -euo pipefail

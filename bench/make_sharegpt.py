@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a ShareGPT-shaped prompt file for bench/prompt_file_memory (issue 24).
+"""Writes a ShareGPT-shaped prompt file for bench/prompt_file_memory.
 
 The shape of the published ShareGPT_V3_unfiltered_cleaned_split.json: one JSON
 array, pretty-printed with two-space indentation, of {"id", "conversations":

@@ -1,6 +1,6 @@
 // nlohmann SAX (the tolerant request parser) against simdjson On-Demand (the
 // fast path) on the same run file, one core each, before choosing which reads
-// the hot path (issue 12). Both decode every request line into a
+// the hot path. Both decode every request line into a
 // RequestRecord; the records are compared field by field. Prints MB/s and the
 // ratio (CPU time of the one thread); asserts nothing.
 //

@@ -1,6 +1,6 @@
 // The floor: a raw-socket streaming client, one thread, epoll, nonblocking sockets,
 // HTTP/1.1 keep-alive and its own chunked decoding. No Qt. It runs the same
-// closed-loop load as bench/bare_qnam.cpp and knobscope (issue 11) and writes the
+// closed-loop load as bench/bare_qnam.cpp and knobscope and writes the
 // same per-request lines, so bench/send_path.py can put the three side by side.
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 12's speed and memory targets on one large run file, with Python's C
+"""The run-file reader's speed and memory targets on one large run file, with Python's C
 json.loads looping over the same file as the floor beside them. Not a test: it
 prints numbers and ratios.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue-16 measured check: one experiment (concurrency 64, external server) run
+# Sharding, measured: one experiment (concurrency 64, external server) run
 # unsharded, then as two shards (--shard 0/2 and 1/2, 32 + 32 streams, started
 # together with --start-at) merged with `knobscope merge`, each against a fresh
 # knobscope-sim. Prints, per round: requests, TTFT p50/p99 from `report --json`,

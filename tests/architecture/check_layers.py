@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks that knobscope's sources depend one way (issue 23, docs/architecture.md).
+"""Checks that knobscope's sources depend one way (docs/architecture.md).
 
 core/'s folders form one order, ground first (CORE_ORDER): a file may include
 headers from its own folder and from folders before it, never after. The
@@ -31,7 +31,7 @@ CORE_ORDER = [
 # Top-level parts: the simulator and the dashboard both build on core; the
 # app (the knobscope executable) on all of them.
 PART_ORDER = ["core", "sim", "ui", "app"]
-# A source file fits on a few screens; a longer one does more than one thing (issue 23).
+# A source file fits on a few screens; a longer one does more than one thing.
 MAX_CPP_LINES = 500
 WIDGET_HEADERS = re.compile(r"^(QtWidgets/|QtGui/|Q(Widget|MainWindow|Dialog|Application|Painter|Pixmap|Image|Color|Font)\b)")
 NETWORK_HEADERS = re.compile(r"^(QtNetwork/|Q(Network\w*|TcpSocket|SslSocket|LocalSocket|UdpSocket|AbstractSocket)\b)")

@@ -1,4 +1,4 @@
-// Prompt files read in pieces (issue 24): JSON Lines and one JSON array
+// Prompt files read in pieces: JSON Lines and one JSON array
 // (ShareGPT as published) give the same conversations, whatever the piece size.
 #include "workload/promptdataset.h"
 

@@ -1,4 +1,4 @@
-// A saved run as a baseline on the Live charts (issue 24): drawn faded at the
+// A saved run as a baseline on the Live charts: drawn faded at the
 // start of the live arm it matches, cut where the next arm begins, with the
 // live/baseline ratio in the run table, and the same through `export --chart
 // live-NAME --baseline FILE`.

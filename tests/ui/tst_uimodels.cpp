@@ -165,7 +165,7 @@ private slots:
     }
 
     // On-screen chart titles wrap at their separators so every configuration
-    // stays visible (issue 17: "mns32 vs ..." hid what was compared).
+    // stays visible (a title cut to "mns32 vs ..." hid what was compared).
     void chartTitlesWrapAtSeparators()
     {
         const QString title = QStringLiteral("one-knob · stress · TTFT (ms) · mns32 vs mns128 vs mns256");
