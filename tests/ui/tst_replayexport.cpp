@@ -43,7 +43,9 @@ std::shared_ptr<const LoadedRunFile> loadAndWait(RunFileLoader& loader, const QS
     QObject::connect(&loader, &RunFileLoader::loaded, [&last](std::shared_ptr<const LoadedRunFile> r) { last = r; });
     loader.load(path);
     // Until the file is loaded with its intervals, or has failed; the caller checks which.
-    QTest::qWaitFor([&last] { return last && (last->intervals || !last->error.isEmpty()); }, 120000);
+    // A timeout leaves `last` without intervals or an error, which the caller's checks then fail on.
+    if (!QTest::qWaitFor([&last] { return last && (last->intervals || !last->error.isEmpty()); }, 120000))
+        qWarning("loadAndWait: %s gave no result with intervals within 120 s", qPrintable(path));
     return last;
 }
 
