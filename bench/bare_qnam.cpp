@@ -240,8 +240,8 @@ int main(int argc, char** argv)
 {
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Bare-QNAM closed-loop streaming client (Qt's own floor for the send path): /v1/completions, stream, ignore_eos."));
+    parser.setApplicationDescription(QStringLiteral("Bare-QNAM closed-loop streaming client (Qt's own floor for the "
+                                                    "send path): /v1/completions, stream, ignore_eos."));
     parser.addHelpOption();
     parser.addOption({ QStringLiteral("base-url"), QStringLiteral("Server."), QStringLiteral("url"),
         QStringLiteral("http://127.0.0.1:8000") });

@@ -233,13 +233,12 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
     else if (m_result->compare.empty())
         m_note->setText(tr("%1 has no load arms to compare.").arg(m_result->path));
     else
-        m_note->setText(
-            (m_result->intervals
-                    ? tr("%1 · ratios against the baseline with 95 % intervals (block bootstrap, 1000 resamples, "
-                         "widened by the run-to-run spread); * and bold: "
-                         "the interval excludes 1.")
-                          .arg(files)
-                    : tr("%1 · computing 95 % intervals …").arg(files))
+        m_note->setText((m_result->intervals ? tr(
+                             "%1 · ratios against the baseline with 95 % intervals (block bootstrap, 1000 resamples, "
+                             "widened by the run-to-run spread); * and bold: "
+                             "the interval excludes 1.")
+                                                   .arg(files)
+                                             : tr("%1 · computing 95 % intervals …").arg(files))
             + summaryOnlyNote(m_result->compare));
     refresh();
 }
