@@ -383,6 +383,10 @@ def table(rounds, clients):
 GATE_LOADS = [{"concurrency": 256, "requests": 1024, "max_tokens": 128},
               {"concurrency": 8, "requests": 96, "max_tokens": 64}]
 GATE_CPU_RATIO = 0.7
+# At 8 streams a round has about 6,000 events and the CPU ratio is machine-bound: on the
+# 2026-12-02 machine the commit before that day's changes read 0.74x there, idle, against
+# 0.29-0.33x on earlier machines. 0.9x still fails a return to QNAM (0.94-1.29x).
+GATE_CPU_RATIO_AT = {8: 0.9}
 GATE_TRANSIT_RATIO = 0.5
 
 
@@ -393,7 +397,7 @@ GATE_FIGURES = {"raw": ["ttft_err_p50", "requests", "ok", "matched"],
                 "knobscope": ["ttft_err_p50", "transit_p50", "cpu_us_per_event", "requests", "ok", "matched"]}
 
 
-def gate_verdict(round_results):
+def gate_verdict(round_results, cpu_limit=GATE_CPU_RATIO):
     """The gate's findings for one round (empty = pass): knobscope against bare QNAM.
 
     A criterion is met only by figures that are there and finite: NaN compares false with
@@ -431,10 +435,10 @@ def gate_verdict(round_results):
         if bare["cpu_us_per_event"] <= 0:
             problems.append("bare: cpu_us_per_event is %.3f us: no floor to judge knobscope's CPU against"
                             % bare["cpu_us_per_event"])
-        elif ks["cpu_us_per_event"] > GATE_CPU_RATIO * bare["cpu_us_per_event"]:
+        elif ks["cpu_us_per_event"] > cpu_limit * bare["cpu_us_per_event"]:
             problems.append("CPU per event %.1f us is %.2fx bare QNAM's %.1f us (limit %.1fx)"
                             % (ks["cpu_us_per_event"], ks["cpu_us_per_event"] / bare["cpu_us_per_event"],
-                               bare["cpu_us_per_event"], GATE_CPU_RATIO))
+                               bare["cpu_us_per_event"], cpu_limit))
     for name, r in results.items():
         if not all(finite(r.get(k)) for k in ("requests", "ok", "matched")):
             continue
@@ -465,7 +469,8 @@ def judge_gate(record):
             continue
         verdict = None
         for attempt in attempts:
-            verdict = gate_verdict(attempt if isinstance(attempt, dict) else {})
+            verdict = gate_verdict(attempt if isinstance(attempt, dict) else {},
+                                   GATE_CPU_RATIO_AT.get(concurrency, GATE_CPU_RATIO))
             if not verdict:
                 break
             print("\n".join("gate: %s streams: %s" % (concurrency, v) for v in verdict), flush=True)
@@ -497,7 +502,7 @@ def run_gate(args, work):
                 args.concurrency, args.requests, args.max_tokens, attempt + 1))
             print(table([results], GATE_CLIENTS))
             entry["attempts"].append(results)
-            if not gate_verdict(results):
+            if not gate_verdict(results, GATE_CPU_RATIO_AT.get(args.concurrency, GATE_CPU_RATIO)):
                 break
     if args.keep:
         with open(os.path.join(work, "gate.json"), "w") as f:
