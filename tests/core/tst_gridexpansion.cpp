@@ -1,5 +1,6 @@
 #include "run/experimentspec.h"
 
+#include <QFile>
 #include <QTest>
 
 using namespace ks;
@@ -184,6 +185,22 @@ private slots:
         const QStringList errors = errorsOf(specWith(R"([{"label": "g", "model": "m", "knobs": {"k": [1, 2, 3]}}])",
             R"(["sim", "--profile", "{model}", "{slots}"])"));
         QCOMPARE(errors.size(), 1);
+    }
+
+    void bundledGridsExpand()
+    {
+        QFile grid(QStringLiteral(KNOBSCOPE_RESOURCES "/experiments/knob-grid.json"));
+        QVERIFY(grid.open(QIODevice::ReadOnly));
+        const auto configs = configsOf(grid.readAll());
+        QStringList expected;
+        for (const char* model : { "sim-1.8b", "sim-8b" })
+            for (int mns : { 16, 32, 64, 128, 256 })
+                expected << QStringLiteral("%1-mns%2").arg(QLatin1String(model)).arg(mns);
+        QCOMPARE(labelsOf(configs), expected);
+        QFile llamacpp(QStringLiteral(KNOBSCOPE_RESOURCES "/experiments/llamacpp-template.json"));
+        QVERIFY(llamacpp.open(QIODevice::ReadOnly));
+        QCOMPARE(
+            labelsOf(configsOf(llamacpp.readAll())), strings({ "parallel2", "parallel4", "parallel8", "parallel16" }));
     }
 
     void exactlyTheCapIsAllowed()
