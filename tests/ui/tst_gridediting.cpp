@@ -6,6 +6,7 @@
 #include "runestimate.h"
 
 #include <QApplication>
+#include <QFile>
 #include <QLabel>
 #include <QTest>
 
@@ -116,6 +117,22 @@ private slots:
         QVERIFY(doc.load(QByteArray::fromStdString(big.dump()), &error));
         editor.validateNow();
         QCOMPARE(estimateLabel(editor), QStringLiteral("10 configurations × 3 arms, about 26 min"));
+    }
+
+    // The bundled grid: stress (64 streams, 128 requests of 256 tokens at 6.4 s each) takes
+    // 8, 4, 2, 2, 2 waves at mns 16-256: 115.2 s per model; poisson 30 s plus one request's
+    // 3.2 s, ten times. 230.4 + 332 = 562.4 s.
+    void estimatesTheBundledGrid()
+    {
+        QFile file(QStringLiteral(KNOBSCOPE_RESOURCES "/experiments/knob-grid.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        ExperimentDocument doc;
+        QString error;
+        QVERIFY(doc.load(file.readAll(), &error));
+        ExperimentEditor editor(&doc);
+        editor.validateNow();
+        QCOMPARE(estimateLabel(editor), QStringLiteral("10 configurations × 2 arms, about 9 min"));
+        QVERIFY(qAbs(estimateRun(std::get<ExperimentSpec>(doc.validate())).seconds - 562.4) < 1e-9);
     }
 
     void theCapIsASpecProblem()
