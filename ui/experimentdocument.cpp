@@ -9,9 +9,11 @@ using Kind = SpecTableModel::Kind;
 std::vector<SpecTableModel::Column> configColumns()
 {
     return { { QStringLiteral("label"), QStringLiteral("Label"), Kind::Text,
-                 QStringLiteral("Unique name of this configuration; the first one is the comparison baseline") },
-        { QStringLiteral("model"), QStringLiteral("Model"), Kind::Text,
-            QStringLiteral("Model name sent in requests and {model} in the server command") } };
+                 QStringLiteral("Unique name of this configuration; the first one is the comparison baseline. "
+                                "A grid's label is a template such as mns{max_num_seqs}, filled for each value") },
+        { QStringLiteral("model"), QStringLiteral("Model"), Kind::TextList,
+            QStringLiteral("Model name sent in requests and {model} in the server command; several, separated by "
+                           "commas, make a grid over the models") } };
 }
 
 std::vector<SpecTableModel::Column> armColumns()

@@ -3,6 +3,7 @@
 #include "experimentdocument.h"
 #include "promptform.h"
 #include "run/modelcatalog.h"
+#include "runestimate.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -136,6 +137,11 @@ ExperimentEditor::ExperimentEditor(ExperimentDocument* document, QWidget* parent
     configLayout->addLayout(modelRow);
     configLayout->addWidget(tableWithButtons(m_document->configs(), &m_configView, tr("configuration")));
     m_configView->setItemDelegateForColumn(1, new ModelDelegate(&m_serverModels, m_configView));
+    m_estimate = new QLabel(configs);
+    m_estimate->setObjectName(QStringLiteral("runEstimate"));
+    m_estimate->setWordWrap(true);
+    m_estimate->setToolTip(estimateAssumptions());
+    configLayout->addWidget(m_estimate);
     layout->addWidget(configs);
 
     auto* arms = new QGroupBox(tr("Arms (load shapes)"), content);
@@ -328,7 +334,7 @@ QWidget* ExperimentEditor::tableWithButtons(SpecTableModel* model, QTableView** 
             if (name.isEmpty())
                 return;
             model->addColumn({ QStringLiteral("knobs.") + name, name, SpecTableModel::Kind::Auto,
-                ExperimentDocument::knobToolTips().value(name, tr("Server knob {%1}").arg(name)) });
+                ExperimentDocument::knobToolTips().value(name, tr("Server knob {%1}").arg(name)) + gridHint() });
             knob->clear();
         });
         buttons->addWidget(knob, 1);
@@ -362,7 +368,11 @@ void ExperimentEditor::refreshFields()
 void ExperimentEditor::validateNow()
 {
     m_validateTimer.stop();
-    m_document->validate();
+    const auto parsed = m_document->validate();
+    if (const auto* spec = std::get_if<ExperimentSpec>(&parsed))
+        m_estimate->setText(estimateText(estimateRun(*spec)));
+    else
+        m_estimate->setText(tr("How many configurations and how long: once the problems above are fixed"));
 }
 
 void ExperimentEditor::showProblems(const QHash<QString, QString>& problems)

@@ -45,6 +45,7 @@ private:
     QTableView* m_armView = nullptr;
     QLabel* m_problems;
     QLabel* m_modelStatus;
+    QLabel* m_estimate = nullptr; ///< "10 configurations × 3 arms, about 35 min"
     QGroupBox* m_probeBox = nullptr;
     PromptForm* m_promptForm = nullptr;
     QStringList m_serverModels;

@@ -206,6 +206,8 @@ void ExperimentRunner::startArm()
         nlohmann::json line = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) },
             { "arm", text(m_armName) }, { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "knobs", config.knobs },
             { "model", text(config.model) }, { "ticks", true }, { "t0_unix_us", unixUsAtMonotonic(t0) } };
+        if (!config.grid.is_null())
+            line["grid"] = config.grid;
         line.update(m_runFields);
         line.update(m_runLineExtra);
         if (m_probeRestart >= 0) {
@@ -355,6 +357,8 @@ void ExperimentRunner::finishRun(
         offerHistogramSplit(summary, m_scraper->firstHistograms(), m_scraper->lastHistograms());
     if (m_probeRestart >= 0)
         summary["drift"] = m_snapshots.drift().runSummary(config.label, m_probeRestart, int(m_probeSet->probes.size()));
+    summary["knobs"] = config.knobs; // each summary alone says what it measured (a grid's point)
+    summary["model"] = text(config.model);
     summary["server"] = segment.server.summary(m_metricsProblem, m_scraper.get());
     if (!segment.gpu.is_null())
         summary["gpu"] = std::move(segment.gpu);

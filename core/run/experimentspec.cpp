@@ -1,4 +1,5 @@
 #include "run/experimentspec.h"
+#include "run/gridexpansion.h"
 #include "run/specchecker.h"
 
 #include <QRegularExpression>
@@ -16,21 +17,6 @@ using nlohmann::json;
 using spec::Checker;
 using spec::child;
 using spec::indexed;
-
-// Knobs whose type knobscope knows; others may be any scalar.
-struct KnownKnob {
-    const char* name;
-    bool integer;
-    double min;
-    double max;
-};
-const KnownKnob kKnownKnobs[] = {
-    { "max_num_seqs", true, 1, 1e6 },
-    { "max_num_batched_tokens", true, 1, 1e9 },
-    { "max_model_len", true, 1, 1e9 },
-    { "tensor_parallel_size", true, 1, 1024 },
-    { "gpu_memory_utilization", false, 0.01, 1.0 },
-};
 
 std::optional<PromptSpec> readPrompts(Checker& c, const json& value, const QString& path)
 {
@@ -138,57 +124,6 @@ void readServer(Checker& c, const json& doc, ExperimentSpec& spec)
     server.restartBetweenConfigs = c.boolean(*it, path, "restart_between_configs").value_or(true);
     server.stopGraceS = c.number(*it, path, "stop_grace_s", false, 0).value_or(server.stopGraceS);
     spec.server = server;
-}
-
-void readConfigs(Checker& c, const json& doc, ExperimentSpec& spec)
-{
-    const auto it = doc.find("configs");
-    if (it == doc.end() || !it->is_array() || it->empty()) {
-        c.fail(QStringLiteral("configs"), QStringLiteral("expected a non-empty list of configurations"));
-        return;
-    }
-    QSet<QString> labels;
-    for (std::size_t i = 0; i < it->size(); ++i) {
-        const QString path = indexed(QStringLiteral("configs"), i);
-        const json& j = (*it)[i];
-        if (!c.isObject(j, path))
-            continue;
-        c.rejectUnknown(j, path, { "label", "model", "knobs" });
-        ConfigSpec config;
-        config.label = c.string(j, path, "label", true).value_or(QString());
-        config.model = c.string(j, path, "model", true).value_or(QString());
-        if (!config.label.isEmpty() && labels.contains(config.label))
-            c.fail(child(path, "label"), QStringLiteral("duplicate label \"%1\"").arg(config.label));
-        labels.insert(config.label);
-        if (const auto knobs = j.find("knobs"); knobs != j.end()) {
-            const QString knobsPath = child(path, "knobs");
-            if (c.isObject(*knobs, knobsPath)) {
-                for (const auto& [name, value] : knobs->items()) {
-                    const QString knobPath = child(knobsPath, name.c_str());
-                    if (!value.is_primitive() || value.is_null()) {
-                        c.fail(knobPath, QStringLiteral("expected a number, string or boolean"));
-                        continue;
-                    }
-                    for (const KnownKnob& known : kKnownKnobs) {
-                        if (name != known.name)
-                            continue;
-                        if (!value.is_number() || (known.integer && !value.is_number_integer()))
-                            c.fail(knobPath,
-                                known.integer ? QStringLiteral("expected a whole number")
-                                              : QStringLiteral("expected a number"));
-                        else if (value.get<double>() < known.min || value.get<double>() > known.max)
-                            c.fail(knobPath,
-                                QStringLiteral("expected a value in [%1, %2], got %3")
-                                    .arg(known.min)
-                                    .arg(known.max)
-                                    .arg(value.get<double>()));
-                    }
-                }
-                config.knobs = *knobs;
-            }
-        }
-        spec.configs.push_back(config);
-    }
 }
 
 std::optional<SweepSpec> readSweep(Checker& c, const json& j, const QString& path)
@@ -369,16 +304,20 @@ void checkPlaceholdersIn(Checker& c, const ExperimentSpec& spec, const QString& 
     auto matches = serverPlaceholderPattern().globalMatch(text);
     while (matches.hasNext()) {
         const QString name = matches.next().captured(1);
-        for (std::size_t k = 0; k < spec.configs.size(); ++k) {
-            const ConfigSpec& config = spec.configs[k];
-            if (name == QLatin1String("model") || config.knobText(name))
+        QSet<std::size_t> named; // the points of one grid share their knobs: one problem per configuration written
+        for (const ConfigSpec& config : spec.configs) {
+            if (name == QLatin1String("model") || config.knobText(name) || named.contains(config.specIndex))
                 continue;
+            named.insert(config.specIndex);
+            const QString label = config.grid.is_null()
+                ? config.label
+                : QString::fromStdString(config.grid.value("from", std::string()));
             c.fail(path,
                 QStringLiteral("placeholder {%1} has no value in configs[%2] (\"%3\"): it is neither {model} nor "
                                "one of its knobs")
                     .arg(name)
-                    .arg(k)
-                    .arg(config.label));
+                    .arg(config.specIndex)
+                    .arg(label));
         }
     }
 }
@@ -412,7 +351,7 @@ std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const Q
     spec.name = c.string(doc, {}, "name", true).value_or(QString());
     readTarget(c, doc, spec);
     readServer(c, doc, spec);
-    readConfigs(c, doc, spec);
+    spec::readConfigs(c, doc, text, spec);
     readArms(c, doc, spec);
     readOptional(c, doc, spec);
     readClient(c, doc, spec);

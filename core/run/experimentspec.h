@@ -33,6 +33,10 @@ struct ConfigSpec {
     QString label;
     QString model;
     nlohmann::json knobs = nlohmann::json::object(); ///< scalar values only
+    /// A grid's point: `{"from": TEMPLATE_LABEL, "values": {NAME: VALUE, ...}}` with
+    /// the values of the lists that gave this configuration.
+    nlohmann::json grid; ///< null unless expanded from a grid
+    std::size_t specIndex = 0; ///< its place in the spec's "configs" (a grid gives several configurations)
     /// A knob's value as placeholder text (numbers without a trailing ".0").
     std::optional<QString> knobText(const QString& name) const;
 };

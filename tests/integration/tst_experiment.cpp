@@ -141,6 +141,58 @@ private slots:
         QVERIFY2(!unknown.contains(QStringLiteral("idle")), qPrintable(unknown));
     }
 
+    // A 2x2 grid (model x max_num_seqs) with one short arm: four configurations,
+    // each run line with its scalar knobs and its grid point, each summary with
+    // the knob values it measured.
+    void runsEveryPointOfAGrid()
+    {
+        json doc = miniSpec(freePort(), KNOBSCOPE_SIM_BIN);
+        doc["configs"] = { { { "label", "{model}-mns{max_num_seqs}" }, { "model", { "sim-1.8b", "sim-8b" } },
+            { "knobs", { { "max_num_seqs", { 2, 16 } } } } } };
+        doc["arms"] = { { { "name", "light" }, { "mode", "concurrency" }, { "concurrency", 2 }, { "requests", 2 },
+            { "max_tokens", 8 } } };
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("grid.jsonl"));
+        QCOMPARE(runExperiment(doc, out), QString());
+        std::vector<json> runLines;
+        std::vector<json> summaries;
+        for (const json& j : fileLines(out)) {
+            if (j.value("type", std::string()) == "run")
+                runLines.push_back(j);
+            else if (j.value("type", std::string()) == "summary")
+                summaries.push_back(j);
+            else if (j.value("type", std::string()) == "experiment") // the spec as written, lists and all
+                QVERIFY(j["spec"]["configs"][0]["knobs"]["max_num_seqs"] == json({ 2, 16 }));
+        }
+        QCOMPARE(runLines.size(), std::size_t(4));
+        QCOMPARE(summaries.size(), std::size_t(4));
+        const std::pair<const char*, int> points[]
+            = { { "sim-1.8b", 2 }, { "sim-1.8b", 16 }, { "sim-8b", 2 }, { "sim-8b", 16 } };
+        for (std::size_t i = 0; i < 4; ++i) {
+            const auto& [model, mns] = points[i];
+            const std::string label = std::string(model) + "-mns" + std::to_string(mns);
+            const json& run = runLines[i];
+            QCOMPARE(run["config"].get<std::string>(), label);
+            QCOMPARE(run["model"].get<std::string>(), std::string(model));
+            QVERIFY2(run["knobs"] == json({ { "max_num_seqs", mns } }), run.dump().c_str());
+            QVERIFY2(run["grid"]
+                    == json({ { "from", "{model}-mns{max_num_seqs}" },
+                        { "values", { { "model", model }, { "max_num_seqs", mns } } } }),
+                run.dump().c_str());
+            const json& summary = summaries[i];
+            QCOMPARE(summary["config"].get<std::string>(), label);
+            QVERIFY2(summary["knobs"] == json({ { "max_num_seqs", mns } }), summary.dump().c_str());
+            QCOMPARE(summary["model"].get<std::string>(), std::string(model));
+            QCOMPARE(summary["ok"].get<int>(), 2);
+        }
+        RunFile runs; // the reader keeps both fields
+        QString error;
+        QVERIFY(readRunFile(out, &runs, &error));
+        QCOMPARE(runs.issues.size(), std::size_t(0));
+        QCOMPARE(runs.runs.back().info["grid"]["values"]["max_num_seqs"].get<int>(), 16);
+        QCOMPARE(runs.runs.back().summary["knobs"]["max_num_seqs"].get<int>(), 16);
+    }
+
     void runsEveryArmOfEveryConfigIntoOneFile()
     {
         QTemporaryDir dir;

@@ -4,6 +4,8 @@
 #include <QColor>
 #include <QRegularExpression>
 
+#include <algorithm>
+
 namespace ks {
 
 namespace {
@@ -15,10 +17,11 @@ QStringList keyParts(const QString& key)
 
 } // namespace
 
-nlohmann::json cellValue(const QString& text, SpecTableModel::Kind kind)
+namespace {
+
+nlohmann::json scalarValue(const QString& t, SpecTableModel::Kind kind)
 {
-    const QString t = text.trimmed();
-    if (kind == SpecTableModel::Kind::Text)
+    if (kind == SpecTableModel::Kind::Text || kind == SpecTableModel::Kind::TextList)
         return t.toStdString();
     bool ok = false;
     const qlonglong whole = t.toLongLong(&ok);
@@ -34,12 +37,50 @@ nlohmann::json cellValue(const QString& text, SpecTableModel::Kind kind)
     return t.toStdString(); // kept as typed: the validator names the problem
 }
 
+} // namespace
+
+QString gridHint()
+{
+    return QStringLiteral("\n\nSeveral values separated by commas (16, 32, 64) make a grid: one configuration per "
+                          "value, and per combination with other lists.");
+}
+
+nlohmann::json cellValue(const QString& text, SpecTableModel::Kind kind)
+{
+    QString t = text.trimmed();
+    if (kind == SpecTableModel::Kind::Text)
+        return t.toStdString();
+    // "16, 32, 64" (or "[16, 32, 64]") is a list: a grid over those values.
+    const bool bracketed = t.startsWith(QLatin1Char('[')) && t.endsWith(QLatin1Char(']'));
+    if (!bracketed && !t.contains(QLatin1Char(',')))
+        return scalarValue(t, kind);
+    if (bracketed)
+        t = t.mid(1, t.size() - 2);
+    nlohmann::json list = nlohmann::json::array();
+    for (const QString& part : t.split(QLatin1Char(','))) {
+        QString item = part.trimmed();
+        if (item.size() >= 2 && item.startsWith(QLatin1Char('"')) && item.endsWith(QLatin1Char('"')))
+            item = item.mid(1, item.size() - 2);
+        if (!item.isEmpty()) // "16, 32," is two values, not a third empty one
+            list.push_back(scalarValue(item, kind));
+    }
+    return list;
+}
+
 QString cellText(const nlohmann::json& value)
 {
     if (value.is_string())
         return QString::fromStdString(value.get<std::string>());
     if (value.is_null())
         return {};
+    if (value.is_array() && std::all_of(value.begin(), value.end(), [](const nlohmann::json& v) {
+            return v.is_primitive() && !v.is_null();
+        })) {
+        QStringList items;
+        for (const nlohmann::json& v : value)
+            items << cellText(v);
+        return items.join(QStringLiteral(", "));
+    }
     return QString::fromStdString(value.dump());
 }
 
@@ -139,7 +180,7 @@ bool SpecTableModel::setData(const QModelIndex& index, const QVariant& value, in
             next = nlohmann::json::object();
         at = &next;
     }
-    if (text.trimmed().isEmpty() && column.kind != Kind::Text)
+    if (text.trimmed().isEmpty() && column.kind != Kind::Text && column.kind != Kind::TextList)
         at->erase(parts.back().toStdString()); // an empty number cell means "not set"
     else
         (*at)[parts.back().toStdString()] = cellValue(text, column.kind);
@@ -217,7 +258,8 @@ void SpecTableModel::addKnobColumns(const QHash<QString, QString>& toolTips)
         for (const auto& [name, value] : row["knobs"].items()) {
             const QString knob = QString::fromStdString(name);
             addColumn({ QStringLiteral("knobs.") + knob, knob, Kind::Auto,
-                toolTips.value(knob, QStringLiteral("Server knob {%1} in the server command").arg(knob)) });
+                toolTips.value(knob, QStringLiteral("Server knob {%1} in the server command").arg(knob))
+                    + gridHint() });
         }
     }
 }
@@ -250,16 +292,25 @@ void SpecTableModel::setProblems(const QHash<QString, QString>& problemsByPath)
         if (!match.hasMatch() || match.captured(1) != m_arrayName)
             continue;
         const int row = match.captured(2).toInt();
-        const QString key = match.captured(3);
+        // A list element's problem ("knobs.max_num_seqs[2]") marks the list's cell.
+        static const QRegularExpression element(QStringLiteral("\\[(\\d+)\\]$"));
+        const auto elementMatch = element.match(match.captured(3));
+        const QString key
+            = elementMatch.hasMatch() ? match.captured(3).left(elementMatch.capturedStart()) : match.captured(3);
+        const QString message = elementMatch.hasMatch()
+            ? QStringLiteral("value %1: %2").arg(elementMatch.captured(1).toInt() + 1).arg(it.value())
+            : it.value();
         int column = -1;
         for (std::size_t c = 0; c < m_columns.size(); ++c) {
             if (!key.isEmpty() && m_columns[c].key == key)
                 column = int(c);
         }
-        if (column >= 0)
-            m_problems.insert({ row, column }, it.value());
-        else
+        if (column >= 0) {
+            QString& cell = m_problems[{ row, column }];
+            cell += (cell.isEmpty() ? QString() : QStringLiteral("\n")) + message;
+        } else {
             m_rowProblems.insert(row, key.isEmpty() ? it.value() : key + QStringLiteral(": ") + it.value());
+        }
     }
     if (rowCount() > 0)
         emit dataChanged(

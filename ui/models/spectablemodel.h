@@ -19,7 +19,9 @@ namespace ks {
 class SpecTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum class Kind { Text, Integer, Number, Auto };
+    /// How typed text becomes JSON. Every kind but Text reads "a, b, c" as a list
+    /// (a grid over those values); TextList is Text that may be such a list.
+    enum class Kind { Text, TextList, Integer, Number, Auto };
     struct Column {
         QString key; ///< field name, or "knobs.NAME" for a nested field
         QString header;
@@ -64,8 +66,11 @@ private:
     QHash<int, QString> m_rowProblems;
 };
 
-/// Text typed into a cell, as JSON of the column's kind where it parses.
+/// Text typed into a cell, as JSON of the column's kind where it parses; a
+/// comma-separated list as a JSON list. cellText() writes a list back that way.
 nlohmann::json cellValue(const QString& text, SpecTableModel::Kind kind);
 QString cellText(const nlohmann::json& value);
+/// The tooltip sentence on every knob column: how to type a grid.
+QString gridHint();
 
 } // namespace ks
