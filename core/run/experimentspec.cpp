@@ -371,7 +371,7 @@ void checkPlaceholdersIn(Checker& c, const ExperimentSpec& spec, const QString& 
         const QString name = matches.next().captured(1);
         for (std::size_t k = 0; k < spec.configs.size(); ++k) {
             const ConfigSpec& config = spec.configs[k];
-            if (name == QLatin1String("model") || config.knobText(name))
+            if (name == QLatin1String("model") || config.knobText(name) || (spec.search && name == spec.search->knob))
                 continue;
             c.fail(path,
                 QStringLiteral("placeholder {%1} has no value in configs[%2] (\"%3\"): it is neither {model} nor "
@@ -408,7 +408,8 @@ std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const Q
     ExperimentSpec spec;
     if (!c.isObject(doc, {}))
         return c.errors;
-    c.rejectUnknown(doc, {}, { "name", "target", "server", "configs", "arms", "prompts", "probes", "slo", "client" });
+    c.rejectUnknown(
+        doc, {}, { "name", "target", "server", "configs", "arms", "prompts", "probes", "slo", "client", "search" });
     spec.name = c.string(doc, {}, "name", true).value_or(QString());
     readTarget(c, doc, spec);
     readServer(c, doc, spec);
@@ -416,6 +417,7 @@ std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const Q
     readArms(c, doc, spec);
     readOptional(c, doc, spec);
     readClient(c, doc, spec);
+    readSearch(c, doc, spec);
     checkPlaceholders(c, spec);
     if (!c.errors.empty())
         return c.errors;
