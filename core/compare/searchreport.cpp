@@ -50,10 +50,8 @@ QStringList headline(const json& s)
 {
     const json& probes = s.contains("probes") && s["probes"].is_array() ? s["probes"] : json::array();
     const QString knob = str(s, "knob"), metric = str(s, "metric");
-    const QString how = QStringLiteral("(%1 of %2, %3 probes; %4)")
-                            .arg(metric, str(s, "arm"))
-                            .arg(probes.size())
-                            .arg(stopText(str(s, "stop")));
+    const QString how
+        = QStringLiteral("(arm %1, %2 probes; %3)").arg(str(s, "arm")).arg(probes.size()).arg(stopText(str(s, "stop")));
     QStringList lines;
     if (!s.value("best", json()).is_number()) {
         lines << QStringLiteral("search over %1: no probe met the objective %2").arg(knob, how);

@@ -104,7 +104,13 @@ std::vector<KnobSearch::Gap> KnobSearch::openGaps(bool* converged) const
             continue;
         }
         const double bound = neighbour ? neighbour->value : (side < 0 ? m_spec.min : m_spec.max);
-        const double u = (toScale(best.value) + toScale(bound)) / 2;
+        if (!neighbour && best.value == bound) {
+            ++closedByOverlap; // the best is at the end of the range: nothing lies beyond
+            continue;
+        }
+        // Towards an end not yet probed, the end itself (it brackets the range);
+        // between two probes, the middle on the scale.
+        const double u = neighbour ? (toScale(best.value) + toScale(bound)) / 2 : toScale(bound);
         const auto value = side < 0 ? candidateBetween(u, bound, best.value) : candidateBetween(u, best.value, bound);
         if (value)
             gaps.push_back({ std::abs(toScale(best.value) - toScale(bound)), *value });

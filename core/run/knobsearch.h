@@ -32,13 +32,14 @@ struct SearchResult {
 /// it sees only the probes so far, so tests drive it without a server.
 ///
 /// The first two probes are golden-section points of the range on its scale
-/// (38.2 % and 61.8 %); after that each probe bisects, on the scale, the gap
-/// between the best probe and a neighbour it can still be told from: a probed
-/// neighbour whose 95 % interval does not overlap the best's, or the end of
-/// the range when nothing lies between. The wider such gap goes first. It
-/// stops when the budget is spent, when the best's interval overlaps both
-/// neighbours' (no further probe could tell them apart), or when no unprobed
-/// value is left in those gaps (integer knobs). No value is probed twice.
+/// (38.2 % and 61.8 %). After that the best probe's neighbours decide: a
+/// probed neighbour whose 95 % interval does not overlap the best's leaves a
+/// gap that the next probe bisects (on the scale); an end of the range with
+/// no probe between it and the best is probed itself (it brackets the range).
+/// The wider such gap goes first. It stops when the budget is spent, when the
+/// best's interval overlaps both neighbours' (or the best sits at an end: no
+/// further probe could tell them apart), or when no unprobed value is left in
+/// those gaps (integer knobs). No value is probed twice.
 /// Infeasible probes rank below every feasible one.
 class KnobSearch {
 public:

@@ -6,46 +6,22 @@
 #include "metrics/sweepcapacity.h"
 
 #include <algorithm>
-#include <random>
+#include <cmath>
+#include <limits>
 
 namespace ks {
 
 namespace {
 
-constexpr int kResamples = 1000;
+constexpr int kResamples = 1000; // the latency bootstrap's, as compare's
 
-// The 2.5 % and 97.5 % points of the mean of `w` over moving-block resamples,
-// as ratios to its mean (1 when the mean is 0).
-Interval meanRatioInterval(const std::vector<double>& w, std::size_t block, quint64 seed)
+// Batch means: the run's span cut into equal windows, each window's rate of
+// the objective (its requests' shares, by completion time); the interval is
+// the windows' mean ± t * sd / sqrt(windows), as a ratio to that mean. It
+// sees the rate's own spread (waves of a closed loop), not only the shares'.
+Interval batchMeansRatio(const RunData& run, const QString& objective, const Slo& slo)
 {
-    const std::size_t n = w.size();
-    double sum = 0;
-    for (double v : w)
-        sum += v;
-    if (n == 0 || sum <= 0)
-        return { 1, 1 };
-    std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<std::size_t> start(0, n - 1);
-    std::vector<double> means;
-    means.reserve(kResamples);
-    for (int k = 0; k < kResamples; ++k) {
-        double s = 0;
-        std::size_t taken = 0;
-        while (taken < n) {
-            const std::size_t from = start(rng);
-            for (std::size_t j = 0; j < block && taken < n; ++j, ++taken)
-                s += w[(from + j) % n]; // circular
-        }
-        means.push_back(s / sum);
-    }
-    return { percentile(means, 2.5), percentile(means, 97.5) };
-}
-
-// Each ok request's share of a rate objective, in send order, and the run's block length.
-std::vector<double> shares(const RunData& run, const QString& objective, const Slo& slo, std::size_t* block)
-{
-    std::vector<std::pair<qint64, double>> sent;
-    double busyUs = 0;
+    std::vector<std::pair<qint64, double>> done; // completion time, share
     qint64 first = std::numeric_limits<qint64>::max(), last = std::numeric_limits<qint64>::min();
     for (std::size_t i = 0; i < run.requests.size(); ++i) {
         const RequestTimes r = run.requests.times(i);
@@ -60,17 +36,31 @@ std::vector<double> shares(const RunData& run, const QString& objective, const S
             const bool tpotOk = slo.tpotMs <= 0 || tpotMs < 0 || tpotMs <= slo.tpotMs;
             w = ttftOk && tpotOk ? 1 : 0;
         }
-        sent.push_back({ r.tSendUs, w });
-        busyUs += double(r.e2eUs);
+        done.push_back({ r.tSendUs + r.e2eUs, w });
         first = std::min(first, r.tSendUs);
         last = std::max(last, r.tSendUs + r.e2eUs);
     }
-    std::stable_sort(sent.begin(), sent.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<double> w;
-    for (const auto& s : sent)
-        w.push_back(s.second);
-    *block = blockLength(w.size(), last > first ? busyUs / double(last - first) : 1.0);
-    return w;
+    // Student's t at 97.5 % for 1 to 9 degrees of freedom.
+    static const double kT[] = { 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262 };
+    const std::size_t windows = std::min<std::size_t>(10, done.size() / 4);
+    if (windows < 2 || last <= first)
+        return { 1, 1 };
+    std::vector<double> sums(windows, 0.0);
+    const double width = double(last - first) / double(windows);
+    for (const auto& [t, w] : done)
+        sums[std::min(windows - 1, std::size_t(double(t - first) / width))] += w;
+    double mean = 0;
+    for (double v : sums)
+        mean += v;
+    mean /= double(windows);
+    if (mean <= 0)
+        return { 1, 1 };
+    double var = 0;
+    for (double v : sums)
+        var += (v - mean) * (v - mean);
+    var /= double(windows - 1);
+    const double half = kT[windows - 2] * std::sqrt(var / double(windows)) / mean;
+    return { std::max(0.0, 1 - half), 1 + half };
 }
 
 void rateObjective(
@@ -78,14 +68,13 @@ void rateObjective(
 {
     double value = 0, low = 0, high = 0;
     int counted = 0;
-    for (std::size_t k = 0; k < runs.size(); ++k) {
-        const RunData& run = *runs[k];
+    for (const RunData* each : runs) {
+        const RunData& run = *each;
         const nlohmann::json s = summarizeRun(run.run, run.config, run.arm, run.requests, slo);
         const double v = s.value(search.objective.toStdString(), 0.0);
         if (s.value("ok", 0) <= 0)
             continue;
-        std::size_t block = 1;
-        const Interval ratio = meanRatioInterval(shares(run, search.objective, slo, &block), block, 1 + k);
+        const Interval ratio = batchMeansRatio(run, search.objective, slo);
         value += v;
         low += v * ratio.low;
         high += v * ratio.high;
