@@ -128,6 +128,8 @@ private slots:
                            .arg(best)
                            .arg(gridBest)
                            .arg(QString::fromStdString(line.dump()))));
+        qInfo("grid best %g (%.2f req/s); search best %g after %d server starts against the grid's %d", gridBest,
+            gridBestGoodput, best, serverStarts(searchPath), serverStarts(gridPath));
         QVERIFY(serverStarts(searchPath) * 2 <= serverStarts(gridPath));
         QCOMPARE(serverStarts(gridPath), (kMax - kMin) / kStep + 1);
 
