@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 
 namespace ks {
 
@@ -15,13 +16,21 @@ namespace {
 
 constexpr int kResamples = 1000; // the latency bootstrap's, as compare's
 
-// Batch means: the run's span cut into equal windows, each window's rate of
-// the objective (its requests' shares, by completion time); the interval is
-// the windows' mean ± t * sd / sqrt(windows), as a ratio to that mean. It
-// sees the rate's own spread (waves of a closed loop), not only the shares'.
-Interval batchMeansRatio(const RunData& run, const QString& objective, const Slo& slo)
+// A moving-block bootstrap of the rate through Little's law: a loop of
+// streams completes requests at (streams) / (mean time per request), so the
+// rate of the objective moves with sum(share) / sum(e2e) over its requests
+// (share: 1 if it met the SLO, 1, or its output tokens). Requests in send
+// order, blocks of one generation of concurrent requests (compare's rule);
+// returns the 2.5 % and 97.5 % points as ratios to the run's own value.
+Interval rateRatioInterval(const RunData& run, const QString& objective, const Slo& slo, quint64 seed)
 {
-    std::vector<std::pair<qint64, double>> done; // completion time, share
+    struct Done {
+        qint64 sent;
+        double share;
+        double e2e;
+    };
+    std::vector<Done> done;
+    double busyUs = 0;
     qint64 first = std::numeric_limits<qint64>::max(), last = std::numeric_limits<qint64>::min();
     for (std::size_t i = 0; i < run.requests.size(); ++i) {
         const RequestTimes r = run.requests.times(i);
@@ -36,31 +45,39 @@ Interval batchMeansRatio(const RunData& run, const QString& objective, const Slo
             const bool tpotOk = slo.tpotMs <= 0 || tpotMs < 0 || tpotMs <= slo.tpotMs;
             w = ttftOk && tpotOk ? 1 : 0;
         }
-        done.push_back({ r.tSendUs + r.e2eUs, w });
+        done.push_back({ r.tSendUs, w, double(std::max<qint64>(r.e2eUs, 1)) });
+        busyUs += double(r.e2eUs);
         first = std::min(first, r.tSendUs);
         last = std::max(last, r.tSendUs + r.e2eUs);
     }
-    // Student's t at 97.5 % for 1 to 9 degrees of freedom.
-    static const double kT[] = { 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262 };
-    const std::size_t windows = std::min<std::size_t>(10, done.size() / 4);
-    if (windows < 2 || last <= first)
+    const std::size_t n = done.size();
+    double shares = 0, times = 0;
+    for (const Done& d : done) {
+        shares += d.share;
+        times += d.e2e;
+    }
+    if (n < 2 || shares <= 0)
         return { 1, 1 };
-    std::vector<double> sums(windows, 0.0);
-    const double width = double(last - first) / double(windows);
-    for (const auto& [t, w] : done)
-        sums[std::min(windows - 1, std::size_t(double(t - first) / width))] += w;
-    double mean = 0;
-    for (double v : sums)
-        mean += v;
-    mean /= double(windows);
-    if (mean <= 0)
-        return { 1, 1 };
-    double var = 0;
-    for (double v : sums)
-        var += (v - mean) * (v - mean);
-    var /= double(windows - 1);
-    const double half = kT[windows - 2] * std::sqrt(var / double(windows)) / mean;
-    return { std::max(0.0, 1 - half), 1 + half };
+    std::stable_sort(done.begin(), done.end(), [](const Done& a, const Done& b) { return a.sent < b.sent; });
+    const std::size_t block = blockLength(n, last > first ? busyUs / double(last - first) : 1.0);
+    const double value = shares / times;
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::size_t> start(0, n - 1);
+    std::vector<double> ratios;
+    ratios.reserve(kResamples);
+    for (int k = 0; k < kResamples; ++k) {
+        double w = 0, t = 0;
+        for (std::size_t taken = 0; taken < n;) {
+            const std::size_t from = start(rng);
+            for (std::size_t j = 0; j < block && taken < n; ++j, ++taken) {
+                const Done& d = done[(from + j) % n]; // circular
+                w += d.share;
+                t += d.e2e;
+            }
+        }
+        ratios.push_back(w / t / value);
+    }
+    return { percentile(ratios, 2.5), percentile(ratios, 97.5) };
 }
 
 void rateObjective(
@@ -74,7 +91,7 @@ void rateObjective(
         const double v = s.value(search.objective.toStdString(), 0.0);
         if (s.value("ok", 0) <= 0)
             continue;
-        const Interval ratio = batchMeansRatio(run, search.objective, slo);
+        const Interval ratio = rateRatioInterval(run, search.objective, slo, quint64(1 + counted));
         value += v;
         low += v * ratio.low;
         high += v * ratio.high;

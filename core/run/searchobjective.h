@@ -11,10 +11,10 @@ namespace ks {
 /// A search probe's objective from the runs of the search's arm in that
 /// configuration (its repeats, or its sweep steps), with a 95 % interval:
 /// - a rate (goodput_req_per_s, req_per_s, out_tok_per_s): the summaries'
-///   value (the mean over repeats), its interval from batch means: the run's
-///   span cut into 10 windows, each window's rate of the requests' shares (1
-///   if it met the SLO, 1, or its output tokens) by completion time, and
-///   Student's t over the windows;
+///   value (the mean over repeats), its interval a moving-block bootstrap
+///   through Little's law: the rate moves with sum(share) / sum(e2e) of the
+///   requests (share: 1 if it met the SLO, 1, or its output tokens), blocks of
+///   one generation of concurrent requests in send order;
 /// - a latency percentile (ttft_ms.p99): the pooled requests' percentile and
 ///   compare's block-bootstrap interval; beyond the spec's SLO on that metric
 ///   (TTFT or TPOT) the probe is infeasible;

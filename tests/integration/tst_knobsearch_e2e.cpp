@@ -148,6 +148,33 @@ private slots:
         QVERIFY(readRunFile(searchPath, &file, &error));
         QVERIFY(file.search["best"] == line["best"]);
     }
+
+    void stoppedSearchWritesItsProbesSoFar()
+    {
+        QTemporaryDir dir;
+        json spec = baseSpec(freePort());
+        spec["arms"][0]["duration_s"] = 1;
+        spec["configs"] = json::array({ { { "label", "base" }, { "model", "sim-1.8b" } } });
+        spec["search"] = { { "knob", "max_num_seqs" }, { "min", kMin }, { "max", kMax }, { "arm", "stress" },
+            { "integer", true }, { "budget", 4 } };
+        auto parsed = parseExperimentSpec(QByteArray::fromStdString(spec.dump()));
+        QVERIFY(std::holds_alternative<ExperimentSpec>(parsed));
+        const QString path = dir.filePath(QStringLiteral("stopped.jsonl"));
+        ExperimentRunner runner(std::get<ExperimentSpec>(std::move(parsed)), path);
+        QSignalSpy finished(&runner, &ExperimentRunner::finished);
+        QList<int> totals;
+        connect(&runner, &ExperimentRunner::armStarted, this, [&](const QString&, int, int total) { totals << total; });
+        // Stop once the first probe's arm is recorded: the search ends with that probe.
+        connect(&runner, &ExperimentRunner::runRecorded, &runner, &ExperimentRunner::stop, Qt::QueuedConnection);
+        QCOMPARE(runner.start(), QString());
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(totals, QList<int>({ 4 })); // the budget, while the search runs
+        const std::vector<json> result = linesOf(path, "search");
+        QCOMPARE(int(result.size()), 1);
+        QVERIFY(result.front()["stop"] == "stopped");
+        QCOMPARE(int(result.front()["probes"].size()), 1);
+        QVERIFY(result.front()["best"].is_number());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKnobSearchE2e)
