@@ -31,7 +31,20 @@ struct RunFileIssue {
 /// Objects handed on (`object`) hold only fields of the documented types, so
 /// readers may use nlohmann's typed accessors on them without a throw.
 struct RunLine {
-    enum class Kind { Blank, Skipped, Unknown, Experiment, Run, Request, Server, ServerEvent, Gpu, Summary, Tick, Search };
+    enum class Kind {
+        Blank,
+        Skipped,
+        Unknown,
+        Experiment,
+        Run,
+        Request,
+        Server,
+        ServerEvent,
+        Gpu,
+        Summary,
+        Tick,
+        Search
+    };
     Kind kind = Kind::Blank;
     QString run; ///< the record's run label (all kinds but Experiment and Search)
     RequestRecord request; ///< Kind::Request
