@@ -4,6 +4,7 @@
 #include "compare/compareformat.h"
 #include "compare/comparegate.h"
 #include "compare/comparison.h"
+#include "compare/searchreport.h"
 #include "import/resultfile.h"
 #include "loadflags.h"
 #include "run/hostenvironment.h"
@@ -186,17 +187,23 @@ int compareCommand(const QStringList& arguments)
     }
     options.slo = slo;
     printReadIssues("knobscope compare", file.issues);
-    const nlohmann::json arms = ks::compareRuns(file, options, &error);
+    nlohmann::json arms = ks::compareRuns(file, options, &error);
     if (!error.isEmpty()) {
         std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(error));
         return 2;
     }
+    for (nlohmann::json& arm : arms) // the search's result rides on its arm (docs/formats.md, "Search")
+        if (file.search.is_object() && arm.value("arm", std::string()) == file.search.value("arm", std::string()))
+            arm["search"] = ks::searchJson(file.search);
     if (parser.isSet(QStringLiteral("json")))
         std::printf("%s\n", arms.dump(2).c_str());
     else if (format == QLatin1String("csv"))
         std::fputs(qPrintable(ks::compareCsv(arms)), stdout);
     else
-        std::fputs(qPrintable(ks::compareMarkdown(arms)), stdout);
+        std::fputs(
+            qPrintable(ks::compareMarkdown(arms)
+                + (file.search.is_object() ? QStringLiteral("\n") + ks::searchMarkdown(file.search) : QString())),
+            stdout);
     if (conditions.empty())
         return 0;
     return runGate(parser, conditions, arms, file, firstLabels,

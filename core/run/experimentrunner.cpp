@@ -78,6 +78,7 @@ QString ExperimentRunner::start()
         return problem;
     }
     emit experimentStarted(QByteArray::fromStdString(experiment.dump()));
+    startSearch();
     QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
     return {};
 }
@@ -209,6 +210,8 @@ void ExperimentRunner::startArm()
         if (!config.grid.is_null())
             line["grid"] = config.grid;
         line.update(m_runFields);
+        if (!config.search.is_null())
+            line["search"] = config.search;
         line.update(m_runLineExtra);
         if (m_probeRestart >= 0) {
             line["probes"] = m_probeSet->identity();
@@ -259,8 +262,7 @@ void ExperimentRunner::startArm()
     });
     connect(m_load.get(), &LoadRunner::finished, this, &ExperimentRunner::onArmFinished);
     // Sweeps may stop early, so the total is an estimate (docs/experiments.md, "Sweeps").
-    emit armStarted(
-        m_run, int(m_config * runsPerConfig()) + m_runInConfig++, int(m_spec.configs.size() * runsPerConfig()));
+    emit armStarted(m_run, int(m_config * runsPerConfig()) + m_runInConfig++, int(plannedConfigs() * runsPerConfig()));
     if (const QString error = m_load->start(); !error.isEmpty()) {
         m_problems << QStringLiteral("%1: %2").arg(m_run, error);
         m_load.reset();
@@ -399,6 +401,7 @@ void ExperimentRunner::finishRun(
     recorded->info = std::move(segment.runLine);
     recorded->summary = std::move(line);
     recorded->requests = RequestTable::fromRecords(run, records);
+    keepSearchRun(recorded, m_stopRequested);
     emit runRecorded(recorded);
 }
 
@@ -406,6 +409,7 @@ void ExperimentRunner::endConfig()
 {
     m_plan.reset();
     m_armProblem.clear();
+    concludeSearchProbe();
     ++m_config;
     const bool last = m_config >= m_spec.configs.size() || m_stopRequested;
     if (m_launcher && m_launcher->isRunning() && (last || m_spec.server->restartBetweenConfigs)) {
@@ -423,6 +427,7 @@ void ExperimentRunner::finishExperiment()
         stopServerThen(AfterServerStop::Finish); // the file closes once the server is gone
         return;
     }
+    writeSearchLine();
     if (!m_writer.close() && m_writer.failed() && !m_writeFailed) {
         m_writeFailed = true; // the last lines did not get out
         m_problems.prepend(m_writer.error());

@@ -4,6 +4,7 @@
 #include "run/armplan.h"
 #include "run/experimentspec.h"
 #include "run/gputelemetry.h"
+#include "run/knobsearch.h"
 #include "run/launchplan.h"
 #include "run/metricsscraper.h"
 #include "run/runsnapshotter.h"
@@ -128,6 +129,20 @@ private:
     /// long arm keeps no record in memory, and the summary is exact.
     std::vector<RequestRecord> readBackRecords(const QStringList& runs);
     void endConfig();
+    /// Configurations the progress counts: a search's budget until it stops.
+    std::size_t plannedConfigs() const;
+    /// A search (docs/experiments.md, "Search"): the base configuration gives
+    /// way to the first probe; each probe is a configuration appended when the
+    /// one before has ended, its value chosen by m_search.
+    void startSearch();
+    /// Keeps a finished run of the search's arm for the probe's objective.
+    void keepSearchRun(const std::shared_ptr<const RunData>& run, bool interrupted);
+    /// The current configuration has ended (or could not start): its objective
+    /// goes to the search, and the next probe, if any, is appended.
+    void concludeSearchProbe();
+    void appendSearchProbe(double value);
+    /// Writes the `search` line once, before the file closes.
+    void writeSearchLine();
     void finishExperiment();
     void serverEvent(const QString& event, const QString& detail);
     void writeServerSample(const ServerSample& sample);
@@ -179,6 +194,12 @@ private:
     bool m_armRunning = false; ///< between the load's start and its end: server events get a run time
     bool m_inMetricsGap = false;
     nlohmann::json m_runLineExtra = nlohmann::json::object();
+    std::unique_ptr<KnobSearch> m_search; ///< set when the spec has a search
+    ConfigSpec m_searchBase; ///< the configuration every probe copies
+    std::vector<std::shared_ptr<const RunData>> m_searchRuns; ///< the current probe's runs of the search's arm
+    bool m_searchRunInterrupted = false; ///< one of them was cut short by Stop
+    bool m_searchDone = false; ///< no further probe will be appended
+    bool m_searchWritten = false;
 };
 
 } // namespace ks

@@ -78,6 +78,7 @@ void ExperimentRunner::launchServer()
         serverEvent(launchErrorName(error), message);
         m_problems << QStringLiteral("%1: %2").arg(m_spec.configs[m_config].label, message);
         m_serverUp = false;
+        concludeSearchProbe(); // a probe that could not start has no figure
         ++m_config; // this configuration cannot run; the next one may
         QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
     });

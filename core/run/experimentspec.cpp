@@ -306,7 +306,8 @@ void checkPlaceholdersIn(Checker& c, const ExperimentSpec& spec, const QString& 
         const QString name = matches.next().captured(1);
         QSet<std::size_t> named; // the points of one grid share their knobs: one problem per configuration written
         for (const ConfigSpec& config : spec.configs) {
-            if (name == QLatin1String("model") || config.knobText(name) || named.contains(config.specIndex))
+            if (name == QLatin1String("model") || config.knobText(name) || named.contains(config.specIndex)
+                || (spec.search && name == spec.search->knob))
                 continue;
             named.insert(config.specIndex);
             const QString label = config.grid.is_null()
@@ -347,7 +348,8 @@ std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const Q
     ExperimentSpec spec;
     if (!c.isObject(doc, {}))
         return c.errors;
-    c.rejectUnknown(doc, {}, { "name", "target", "server", "configs", "arms", "prompts", "probes", "slo", "client" });
+    c.rejectUnknown(
+        doc, {}, { "name", "target", "server", "configs", "arms", "prompts", "probes", "slo", "client", "search" });
     spec.name = c.string(doc, {}, "name", true).value_or(QString());
     readTarget(c, doc, spec);
     readServer(c, doc, spec);
@@ -355,6 +357,7 @@ std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const Q
     readArms(c, doc, spec);
     readOptional(c, doc, spec);
     readClient(c, doc, spec);
+    readSearch(c, doc, spec);
     checkPlaceholders(c, spec);
     if (!c.errors.empty())
         return c.errors;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "metrics/runsummary.h"
+#include "run/searchspec.h"
 #include "workload/loadspec.h"
 
 #include <QByteArray>
@@ -37,6 +38,7 @@ struct ConfigSpec {
     /// the values of the lists that gave this configuration.
     nlohmann::json grid; ///< null unless expanded from a grid
     std::size_t specIndex = 0; ///< its place in the spec's "configs" (a grid gives several configurations)
+    nlohmann::json search; ///< null unless a search probe: {"probe", "value"}
     /// A knob's value as placeholder text (numbers without a trailing ".0").
     std::optional<QString> knobText(const QString& name) const;
 };
@@ -100,6 +102,7 @@ struct ExperimentSpec {
     std::optional<ProbeSpec> probes;
     Slo slo;
     ClientSpec client;
+    std::optional<SearchSpec> search;
     nlohmann::json raw; ///< the spec as given, for the run file
     /// `knobscope run --base-url`: one configuration and one arm, whose run is
     /// named by the configuration's label alone (`--label`). Not in the JSON.

@@ -30,6 +30,7 @@ struct Part {
     std::vector<Run> runs; ///< in order of first appearance within the part
     nlohmann::json experiment;
     bool hasExperiment = false;
+    nlohmann::json search; ///< the last `search` line of the part
     std::vector<RunFileIssue> issues;
     bool truncated = false;
     qint64 lines = 0;
@@ -144,6 +145,9 @@ private:
         case RunLine::Kind::Experiment:
             m_part.experiment = std::move(decoded.object);
             m_part.hasExperiment = true;
+            break;
+        case RunLine::Kind::Search:
+            m_part.search = std::move(decoded.object);
             break;
         case RunLine::Kind::Run: {
             Part::Run& run = runFor(decoded.run);
@@ -282,6 +286,8 @@ bool readRunFile(const QString& path, RunFile* out, QString* error, const ReadPr
     for (Part& part : parts) {
         if (part.hasExperiment)
             out->experiment = std::move(part.experiment);
+        if (!part.search.is_null())
+            out->search = std::move(part.search);
         for (Part::Run& run : part.runs) {
             auto it = runIndex.find(run.data.run);
             if (it == runIndex.end()) {

@@ -29,6 +29,7 @@ struct RunData {
 struct RunFile {
     nlohmann::json experiment; ///< the `experiment` line, cleaned; null when the file has no readable one
     std::vector<RunData> runs;
+    nlohmann::json search; ///< the `search` line, cleaned; null when the file has none (docs/formats.md, "Search")
     std::vector<RunFileIssue> issues;
     bool truncated = false; ///< the last line had no newline and did not parse (killed writer)
     qint64 lines = 0;

@@ -92,15 +92,19 @@ const FieldRule kSweepStep { "sweep", kObj,
 const FieldRule kControl { "control", kObj,
     { { "kind", kStr }, { "value", kNum }, { "from", kNum }, { "t_us", kInt } } };
 
-const std::vector<FieldRule> kRunRules { { "run", kStr }, { "config", kStr }, { "arm", kStr }, { "t0_wall", kStr },
+// A search probe's place (docs/formats.md, "Search").
+const FieldRule kSearchProbe { "search", kObj, { { "probe", kInt }, { "value", kNum } } };
+
+const std::vector<FieldRule> kRunRules {
+    kSearchProbe, { "run", kStr }, { "config", kStr }, { "arm", kStr }, { "t0_wall", kStr },
     { "t0_monotonic_us", kInt }, { "t0_unix_us", kInt }, { "model", kStr }, { "knobs", kObj }, { "ticks", kBool },
     { "grid", kObj, { { "from", kStr }, { "values", kObj } } }, kProbeIdentity, kSweepStep, kControl,
     { "repeat", kInt }, { "prompts", kObj }, { "server_version", kObj },
     { "shard", kObj, { { "index", kInt }, { "count", kInt }, { "host", kStr }, { "start_at", kStr } } },
     { "merged", kObj,
         { { "shards", kInt }, { "start_skew_us", kInt }, { "hosts", kArr, {}, kStr }, { "parts", kArr, {}, kObj } } },
-    { "imported", kObj,
-        { { "tool", kStr }, { "version", kStr }, { "file_sha256", kStr }, { "summary_only", kBool } } } };
+    { "imported", kObj, { { "tool", kStr }, { "version", kStr }, { "file_sha256", kStr }, { "summary_only", kBool } } }
+};
 
 const std::vector<FieldRule> kSummaryRules {
     { "run", kStr },
@@ -160,6 +164,12 @@ const std::vector<FieldRule> kServerEventRules { { "run", kStr }, { "t_us", kInt
     { "event", kStr }, { "detail", kStr } };
 
 const std::vector<FieldRule> kTickRules { { "run", kStr }, { "t_us", kInt } };
+
+// The search's result, written once before the file closes (docs/formats.md, "Search").
+const std::vector<FieldRule> kSearchRules { { "knob", kStr }, { "arm", kStr }, { "metric", kStr },
+    { "minimize", kBool }, { "scale", kStr }, { "range", kArr, {}, kNum }, { "budget", kInt }, { "stop", kStr },
+    { "best", kNum | kNull }, { "objective", kNum | kNull }, { "ci95", kArr | kNull, {}, kNum },
+    { "plateau", kArr | kNull, {}, kNum }, { "probes", kArr, {}, kObj } };
 
 const std::vector<FieldRule> kExperimentRules {
     { "schema", kInt },
@@ -369,16 +379,20 @@ RunLine readRunLine(QByteArrayView line, qint64 lineNumber, std::vector<RunFileI
     } else if (kind == "tick") {
         out.kind = RunLine::Kind::Tick;
         rules = &kTickRules;
+    } else if (kind == "search") {
+        out.kind = RunLine::Kind::Search;
+        rules = &kSearchRules;
     } else {
         out.kind = RunLine::Kind::Unknown;
         return out;
     }
-    if (out.kind != RunLine::Kind::Experiment && !takeRun(object, kind.c_str(), lineNumber, issues, &out.run)) {
+    const bool runless = out.kind == RunLine::Kind::Experiment || out.kind == RunLine::Kind::Search;
+    if (!runless && !takeRun(object, kind.c_str(), lineNumber, issues, &out.run)) {
         out.kind = RunLine::Kind::Skipped;
         return out;
     }
     clean(object, *rules, QString::fromStdString(kind), lineNumber, issues);
-    if (out.kind != RunLine::Kind::Experiment) {
+    if (!runless) {
         object["run"] = out.run.toStdString(); // cut like the requests' labels, so they still match
         cutLabels(object, kind.c_str(), { "config", "arm", "model" }, lineNumber, issues);
     }

@@ -31,9 +31,22 @@ struct RunFileIssue {
 /// Objects handed on (`object`) hold only fields of the documented types, so
 /// readers may use nlohmann's typed accessors on them without a throw.
 struct RunLine {
-    enum class Kind { Blank, Skipped, Unknown, Experiment, Run, Request, Server, ServerEvent, Gpu, Summary, Tick };
+    enum class Kind {
+        Blank,
+        Skipped,
+        Unknown,
+        Experiment,
+        Run,
+        Request,
+        Server,
+        ServerEvent,
+        Gpu,
+        Summary,
+        Tick,
+        Search
+    };
     Kind kind = Kind::Blank;
-    QString run; ///< the record's run label (all kinds but Experiment)
+    QString run; ///< the record's run label (all kinds but Experiment and Search)
     RequestRecord request; ///< Kind::Request
     nlohmann::json object; ///< every other known kind: the cleaned line
 };

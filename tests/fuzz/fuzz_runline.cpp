@@ -32,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (decoded.kind == ks::RunLine::Kind::Skipped)
             KS_FUZZ_CHECK(issues.size() > issuesBefore);
         if (decoded.kind != ks::RunLine::Kind::Blank && decoded.kind != ks::RunLine::Kind::Skipped
-            && decoded.kind != ks::RunLine::Kind::Unknown && decoded.kind != ks::RunLine::Kind::Experiment)
+            && decoded.kind != ks::RunLine::Kind::Unknown && decoded.kind != ks::RunLine::Kind::Experiment
+            && decoded.kind != ks::RunLine::Kind::Search)
             KS_FUZZ_CHECK(!decoded.run.isEmpty() && decoded.run.size() <= ks::kMaxLabelChars);
         if (decoded.object.is_object())
             (void)decoded.object.dump(); // as replay does: recursive, so the reader bounds the depth

@@ -1,0 +1,124 @@
+#include "compare/searchreport.h"
+
+#include <QStringList>
+
+namespace ks {
+
+namespace {
+
+using nlohmann::json;
+
+QString str(const json& j, const char* key)
+{
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
+}
+
+QString num(const json& v)
+{
+    if (!v.is_number())
+        return QStringLiteral("-");
+    const double x = v.get<double>();
+    return QString::number(x, 'f', std::abs(x) >= 100 ? 0 : std::abs(x) >= 10 ? 1 : 2);
+}
+
+QString value(const json& v)
+{
+    return v.is_number() ? QString::number(v.get<double>(), 'g', 10) : QStringLiteral("-");
+}
+
+QString interval(const json& ci)
+{
+    return ci.is_array() && ci.size() == 2 ? QStringLiteral("[%1-%2]").arg(num(ci[0]), num(ci[1])) : QString();
+}
+
+QString stopText(const QString& stop)
+{
+    if (stop == QLatin1String("converged"))
+        return QStringLiteral("stopped: the best cannot be told from its neighbours");
+    if (stop == QLatin1String("budget"))
+        return QStringLiteral("stopped: budget spent");
+    if (stop == QLatin1String("exhausted"))
+        return QStringLiteral("stopped: no value left to probe between");
+    if (stop == QLatin1String("stopped"))
+        return QStringLiteral("stopped early");
+    return stop;
+}
+
+// The headline and the plateau sentence.
+QStringList headline(const json& s)
+{
+    const json& probes = s.contains("probes") && s["probes"].is_array() ? s["probes"] : json::array();
+    const QString knob = str(s, "knob"), metric = str(s, "metric");
+    const QString how
+        = QStringLiteral("(arm %1, %2 probes; %3)").arg(str(s, "arm")).arg(probes.size()).arg(stopText(str(s, "stop")));
+    QStringList lines;
+    if (!s.value("best", json()).is_number()) {
+        lines << QStringLiteral("search over %1: no probe met the objective %2").arg(knob, how);
+        return lines;
+    }
+    lines << QStringLiteral("best %1 = %2: %3 %4 %5 %6")
+                 .arg(knob, value(s["best"]), metric, num(s["objective"]), interval(s.value("ci95", json())), how);
+    const json plateau = s.value("plateau", json());
+    if (plateau.is_array() && plateau.size() == 2 && plateau[0] != plateau[1])
+        lines << QStringLiteral(
+            "plateau: any value from %1 to %2 is within the interval of the best; the smallest is %1")
+                     .arg(value(plateau[0]), value(plateau[1]));
+    else
+        lines << QStringLiteral("plateau: no other probed value is within the interval of the best");
+    return lines;
+}
+
+} // namespace
+
+QString searchText(const json& search)
+{
+    if (!search.is_object())
+        return {};
+    QStringList lines = headline(search);
+    lines << QStringLiteral("probes, in the order run:");
+    for (const json& p : search.value("probes", json::array())) {
+        if (!p.is_object())
+            continue;
+        QString line = QStringLiteral("  %1. %2 = %3: %4 %5")
+                           .arg(p.value("probe", 0) + 1)
+                           .arg(str(search, "knob"), value(p.value("value", json())), num(p.value("objective", json())),
+                               interval(p.value("ci95", json())));
+        if (!p.value("feasible", true))
+            line += QStringLiteral(" (infeasible: %1)").arg(str(p, "why"));
+        lines << line;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+QString searchMarkdown(const json& search)
+{
+    if (!search.is_object())
+        return {};
+    const QStringList top = headline(search);
+    QStringList lines { QStringLiteral("## Search"), QString(), top.join(QStringLiteral("  \n")), QString(),
+        QStringLiteral("| probe | %1 | %2 | 95 % interval | note |").arg(str(search, "knob"), str(search, "metric")),
+        QStringLiteral("|---:|---:|---:|---|---|") };
+    for (const json& p : search.value("probes", json::array())) {
+        if (!p.is_object())
+            continue;
+        lines << QStringLiteral("| %1 | %2 | %3 | %4 | %5 |")
+                     .arg(p.value("probe", 0) + 1)
+                     .arg(value(p.value("value", json())), num(p.value("objective", json())),
+                         interval(p.value("ci95", json())),
+                         p.value("feasible", true) ? QString() : QStringLiteral("infeasible: ") + str(p, "why"));
+    }
+    return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+json searchJson(const json& search)
+{
+    if (!search.is_object())
+        return nullptr;
+    json out = search;
+    out.erase("type");
+    out["text"] = headline(search).join(QLatin1Char('\n')).toStdString();
+    return out;
+}
+
+} // namespace ks
