@@ -34,6 +34,7 @@ public:
         const QSize& size, QString* error);
     bool exportPareto(ParetoY y, const QString& path, const QString& pointsPath, const QSize& size, QString* error);
 
+    std::shared_ptr<const LoadedRunFile> result() const { return m_result; }
     KnobPlot* knobPlot() const { return m_knobPlot; }
     ParetoPlot* paretoPlot() const { return m_paretoPlot; }
     /// Shows the knob chart for `knob` and `metric`; false with `error` when they do not fit the file.
