@@ -5,16 +5,22 @@
 #include "charts/knobplot.h"
 #include "common/freeport.h"
 #include "comparepage.h"
+#include "experimentdocument.h"
 #include "knobrangepanel.h"
+#include "livepage.h"
+#include "mainwindow.h"
 #include "runfileloader.h"
 
 #include <QFile>
 #include <QImage>
 #include <QProcess>
+#include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 using nlohmann::json;
@@ -65,6 +71,7 @@ class TestKnobCharts : public QObject {
 private slots:
     void initTestCase()
     {
+        QStandardPaths::setTestModeEnabled(true);
         QVERIFY(m_dir.isValid());
         const quint16 port = freePort();
         json configs = json::array();
@@ -183,6 +190,53 @@ private slots:
         const ks::KnobResponse& shown = page.knobRange()->knobPlot()->response();
         QCOMPARE(shown.knob, QStringLiteral("max_num_seqs"));
         QCOMPARE(int(shown.series.size()), 2);
+    }
+
+    void liveKnobChartGrowsAPointPerFinishedConfiguration()
+    {
+        const quint16 port = freePort();
+        json configs = json::array();
+        for (int mns : { 2, 4, 8 })
+            configs.push_back({ { "label", "mns" + std::to_string(mns) }, { "model", "sim-1.8b" },
+                { "knobs", { { "max_num_seqs", mns } } } });
+        const json spec
+            = { { "name", "live-knob" }, { "target", { { "base_url", "http://127.0.0.1:" + std::to_string(port) } } },
+                  { "server",
+                      { { "command",
+                            { KNOBSCOPE_SIM_BIN, "--port", std::to_string(port), "--profile", "sim-1.8b",
+                                "--max-num-seqs", "{max_num_seqs}" } },
+                          { "ready_timeout_s", 20 }, { "restart_between_configs", true } } },
+                  { "configs", configs },
+                  { "arms",
+                      { { { "name", "burst" }, { "mode", "concurrency" }, { "concurrency", 8 }, { "requests", 16 },
+                          { "max_tokens", 16 } } } },
+                  { "prompts", { { "input_tokens", 16 } } } };
+        ks::MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        QString error;
+        QVERIFY(window.document()->load(QByteArray::fromStdString(spec.dump()), &error));
+        // After each comparison of the experiment so far: how many points the live knob chart has.
+        QList<int> shown;
+        connect(window.loader(), &ks::RunFileLoader::loaded, this, [&](std::shared_ptr<const ks::LoadedRunFile> r) {
+            if (r->file != window.liveRunFile())
+                return;
+            const ks::KnobPlot* chart = window.livePage()->knobChart();
+            int points = 0;
+            for (const ks::KnobSeries& s : chart->response().series)
+                points += int(s.points.size());
+            shown << (chart->isVisibleTo(window.livePage()) ? points : 0);
+        });
+        QSignalSpy ended(&window, &ks::MainWindow::runEnded);
+        window.run();
+        QVERIFY(ended.wait(120000));
+        QTRY_VERIFY_WITH_TIMEOUT(window.loader()->current() && window.loader()->current()->intervals
+                && window.loader()->current()->file->runs.size() == 3,
+            60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() && shown.back() == 3, 30000);
+        QVERIFY2(shown.contains(0), "hidden while one configuration has finished");
+        QVERIFY2(shown.contains(2), "two points once two configurations have finished");
+        QVERIFY(std::is_sorted(shown.begin(), shown.end()));
     }
 };
 
