@@ -50,6 +50,7 @@ void KnobPlot::rebuild()
     m_plot->clearPlottables();
     m_plot->clearItems();
     m_plot->xAxis->setScaleType(QCPAxis::stLinear);
+    m_plot->xAxis->grid()->setZeroLinePen(m_plot->xAxis->grid()->pen());
     m_plot->xAxis->setLabel(m_response.knob + (m_response.logX ? tr(" (log scale)") : QString()));
     m_plot->yAxis->setLabel(m_response.metricTitle);
     if (m_response.numeric)
@@ -129,6 +130,7 @@ void KnobPlot::drawBars()
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setSubTicks(false);
     m_plot->xAxis->setRange(-0.6, m_response.categories.size() - 0.4);
+    m_plot->xAxis->grid()->setZeroLinePen(Qt::NoPen); // category 0 is a bar, not an origin
     auto* group = new QCPBarsGroup(m_plot);
     const double width = 0.8 / std::max<std::size_t>(1, m_response.series.size());
     int index = 0;
@@ -147,8 +149,9 @@ void KnobPlot::drawBars()
         for (const KnobPoint& p : s.points) {
             keys << p.x;
             values << p.y;
-            minus << (p.ci95 ? std::max(0.0, p.y - p.ci95->low) : 0.0);
-            plus << (p.ci95 ? std::max(0.0, p.ci95->high - p.y) : 0.0);
+            // No interval: no whisker (NaN is not drawn), rather than one that claims no spread.
+            minus << (p.ci95 ? std::max(0.0, p.y - p.ci95->low) : qQNaN());
+            plus << (p.ci95 ? std::max(0.0, p.ci95->high - p.y) : qQNaN());
         }
         bars->setData(keys, values, true);
         whiskers->setDataPlottable(bars);
