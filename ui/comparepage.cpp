@@ -168,8 +168,8 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     charts->addWidget(m_cdf);
     charts->addWidget(m_knee); // shown instead of bars and CDF for a sweep arm
     m_knee->hide();
-    m_tabs->addTab(charts, tr("&Configurations"));
-    m_tabs->addTab(m_range, tr("Knob &range")); // shown when the file varies a knob
+    m_tabs->addTab(charts, tr("Configuration&s"));
+    m_tabs->addTab(m_range, tr("Knob ran&ge")); // shown when the file varies a knob
     m_tabs->setTabVisible(1, false);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_tabs);

@@ -73,8 +73,8 @@ KnobRangePanel::KnobRangePanel(QWidget* parent)
         row->addWidget(l);
         row->addWidget(buddy);
     };
-    label(tr("C&hart"), m_chart);
-    label(tr("&Knob"), m_knob);
+    label(tr("Char&t"), m_chart);
+    label(tr("K&nob"), m_knob);
     label(tr("M&etric"), m_metric);
     label(tr("&Y axis"), m_y);
     row->addStretch(1);
