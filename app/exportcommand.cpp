@@ -6,6 +6,7 @@
 #include "charts/barchart.h"
 #include "comparepage.h"
 #include "driftpage.h"
+#include "knobrangepanel.h"
 #include "liveexport.h"
 #include "runfileloader.h"
 
@@ -34,8 +35,22 @@ int exportMain(int argc, char** argv)
                        "knee (a sweep arm: latency against achieved load, SLO and capacity), or drift (probe changes "
                        "per configuration), or live-ttft, live-tpot, live-itl, live-throughput, live-server, "
                        "live-errors, live-gpu, live-drift (the Live page's chart over experiment time, as a replay "
-                       "draws it)."),
+                       "draws it), knob:NAME (a metric against a knob's values, one line per arm, 95 % bands; NAME "
+                       "may be model), or pareto (output tokens/s per user against aggregate output tokens/s, the "
+                       "front drawn)."),
         QStringLiteral("CHART") });
+    parser.addOption({ QStringLiteral("metric"),
+        QStringLiteral("With --chart knob:NAME: ttft_ms.p99 (default), any of ttft_ms, tpot_ms, itl_ms, e2e_ms "
+                       "with .p50, .p95 or .p99, req_per_s, out_tok_per_s, goodput_req_per_s, capacity (a sweep "
+                       "arm's) or drift."),
+        QStringLiteral("METRIC"), QStringLiteral("ttft_ms.p99") });
+    parser.addOption({ QStringLiteral("y"),
+        QStringLiteral("With --chart pareto: tpot (tokens/s per user, 1000 / TPOT p50; default) or ttft_p99."),
+        QStringLiteral("Y"), QStringLiteral("tpot") });
+    parser.addOption({ QStringLiteral("points"),
+        QStringLiteral("With --chart knob:NAME or pareto: also write the plotted points, and those left out, as "
+                       "JSON (then --out is optional)."),
+        QStringLiteral("FILE") });
     parser.addOption({ QStringLiteral("format"), QStringLiteral("png, svg or pdf (default: from --out)."),
         QStringLiteral("FORMAT") });
     parser.addOption({ QStringLiteral("out"), QStringLiteral("Output file."), QStringLiteral("FILE") });
@@ -73,13 +88,21 @@ int exportMain(int argc, char** argv)
             stderr);
         return 2;
     }
+    const bool rangeChart = chart.startsWith(QLatin1String("knob:")) || chart == QLatin1String("pareto");
+    ks::ParetoY paretoY = ks::ParetoY::TokensPerUser;
+    if (rangeChart && chart == QLatin1String("pareto")
+        && !ks::parseParetoY(parser.value(QStringLiteral("y")), &paretoY)) {
+        std::fputs("knobscope export: --y: expected tpot or ttft_p99\n", stderr);
+        return 2;
+    }
     if (wantsChart) {
-        if (out.isEmpty()) {
-            std::fputs("knobscope export: --chart needs --out FILE\n", stderr);
+        if (out.isEmpty() && !(rangeChart && parser.isSet(QStringLiteral("points")))) {
+            std::fputs(
+                "knobscope export: --chart needs --out FILE (or, for knob:NAME and pareto, --points FILE)\n", stderr);
             return 2;
         }
         const QString format = parser.value(QStringLiteral("format"));
-        if (!format.isEmpty() && QFileInfo(out).suffix().compare(format, Qt::CaseInsensitive) != 0)
+        if (!out.isEmpty() && !format.isEmpty() && QFileInfo(out).suffix().compare(format, Qt::CaseInsensitive) != 0)
             out += QLatin1Char('.') + format.toLower(); // the format decides the file type
     }
 
@@ -105,8 +128,8 @@ int exportMain(int argc, char** argv)
     ks::DriftPage drift;
     QEventLoop wait;
     std::shared_ptr<const ks::LoadedRunFile> result;
-    const bool needIntervals
-        = parser.isSet(QStringLiteral("table")) || parser.isSet(QStringLiteral("report")) || wantsHtml;
+    const bool needIntervals = parser.isSet(QStringLiteral("table")) || parser.isSet(QStringLiteral("report"))
+        || wantsHtml || rangeChart; // the knob chart's bands are compare's intervals
     QObject::connect(&loader, &ks::RunFileLoader::loaded, [&](std::shared_ptr<const ks::LoadedRunFile> r) {
         result = r;
         if (!r->error.isEmpty() || r->intervals || !needIntervals)
@@ -131,7 +154,13 @@ int exportMain(int argc, char** argv)
     if (ok && parser.isSet(QStringLiteral("table")))
         ok = compare.exportTable(parser.value(QStringLiteral("table")), &error);
     if (ok && wantsChart) {
-        if (chart == QLatin1String("drift")) {
+        const QString points = parser.value(QStringLiteral("points"));
+        if (chart.startsWith(QLatin1String("knob:"))) {
+            ok = compare.knobRange()->exportKnob(
+                chart.mid(5), parser.value(QStringLiteral("metric")), out, points, size, &error);
+        } else if (chart == QLatin1String("pareto")) {
+            ok = compare.knobRange()->exportPareto(paretoY, out, points, size, &error);
+        } else if (chart == QLatin1String("drift")) {
             if (!result->hasProbes) {
                 error = QStringLiteral("%1 has no probe passes to chart").arg(positional[1]);
                 ok = false;
@@ -156,7 +185,9 @@ int exportMain(int argc, char** argv)
         std::fprintf(stderr, "knobscope export: %s\n", qPrintable(error));
         return 2;
     }
-    if (wantsChart)
+    if (wantsChart && !out.isEmpty())
         std::fprintf(stderr, "knobscope export: wrote %s\n", qPrintable(out));
+    if (wantsChart && parser.isSet(QStringLiteral("points")))
+        std::fprintf(stderr, "knobscope export: wrote %s\n", qPrintable(parser.value(QStringLiteral("points"))));
     return 0;
 }

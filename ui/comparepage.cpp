@@ -8,6 +8,7 @@
 #include "compare/sweepcompare.h"
 #include "compareexport.h"
 #include "htmlreport.h"
+#include "knobrangepanel.h"
 #include "models/comparetablemodel.h"
 #include "runfileloader.h"
 
@@ -17,6 +18,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -119,6 +121,8 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     , m_bars(new BarChart(this))
     , m_cdf(new CdfPlot(this))
     , m_knee(new KneePlot(this))
+    , m_range(new KnobRangePanel(this))
+    , m_tabs(new QTabWidget(this))
     , m_model(new CompareTableModel(this))
     , m_tableView(new QTableView(this))
 {
@@ -164,8 +168,11 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     charts->addWidget(m_cdf);
     charts->addWidget(m_knee); // shown instead of bars and CDF for a sweep arm
     m_knee->hide();
+    m_tabs->addTab(charts, tr("Configuration&s"));
+    m_tabs->addTab(m_range, tr("Knob ran&ge")); // shown when the file varies a knob
+    m_tabs->setTabVisible(1, false);
     auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(charts);
+    split->addWidget(m_tabs);
     split->addWidget(m_tableView);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
@@ -240,6 +247,8 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
                                                    .arg(files)
                                              : tr("%1 · computing 95 % intervals …").arg(files))
             + summaryOnlyNote(m_result->compare));
+    m_range->setResult(m_result);
+    m_tabs->setTabVisible(1, m_range->hasKnobChart() || m_range->hasPareto());
     refresh();
 }
 

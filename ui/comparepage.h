@@ -6,6 +6,7 @@
 
 class QComboBox;
 class QLabel;
+class QTabWidget;
 class QTableView;
 
 namespace ks {
@@ -13,6 +14,7 @@ namespace ks {
 class BarChart;
 class CdfPlot;
 class KneePlot;
+class KnobRangePanel;
 class CompareTableModel;
 class RunFileLoader;
 struct LoadedRunFile;
@@ -44,6 +46,8 @@ public:
     CdfPlot* cdf() const { return m_cdf; }
     KneePlot* knee() const { return m_knee; }
     CompareTableModel* table() const { return m_model; }
+    /// The knob-response and Pareto charts (a tab, shown when a knob varies or there are 2+ points).
+    KnobRangePanel* knobRange() const { return m_range; }
 
 private:
     void refresh();
@@ -63,6 +67,8 @@ private:
     BarChart* m_bars;
     CdfPlot* m_cdf;
     KneePlot* m_knee;
+    KnobRangePanel* m_range;
+    QTabWidget* m_tabs;
     CompareTableModel* m_model;
     QTableView* m_tableView;
     bool m_filling = false;

@@ -2,9 +2,11 @@
 
 #include "charts/barchart.h"
 #include "charts/exportablechart.h"
+#include "compare/knobresponse.h"
 #include "comparepage.h"
 #include "driftpage.h"
 #include "htmlreportsections.h"
+#include "knobrangepanel.h"
 #include "run/hostenvironment.h"
 #include "runfileloader.h"
 
@@ -208,6 +210,42 @@ QString header(const LoadedRunFile& result, const QString& name)
             where.isEmpty() ? QString() : QStringLiteral("<p class=\"meta\">%1</p>\n").arg(where.toHtmlEscaped()));
 }
 
+// The knob's range: TTFT p99 and output tokens/s against each knob that varies, and the
+// Pareto front when there are 2 points or more; nothing when the file varies no knob.
+bool knobRangeSection(ComparePage& page, ChartInliner& inliner, QString* sections, QString* contents, QString* error)
+{
+    KnobRangePanel* range = page.knobRange();
+    if (!range->hasKnobChart() && !range->hasPareto())
+        return true;
+    QString figures;
+    const QStringList knobs = range->hasKnobChart() ? varyingKnobs(range->result()->compare) : QStringList();
+    for (const QString& knob : knobs)
+        for (const char* metric : { "ttft_ms.p99", "out_tok_per_s" })
+            if (!inliner.figure(
+                    [&](const QString& svg, QString* why) {
+                        return range->exportKnob(knob, QLatin1String(metric), svg, {}, kChartSize, why);
+                    },
+                    ComparePage::tr("%1 against %2").arg(QLatin1String(metric), knob), &figures, error))
+                return false;
+    if (range->hasPareto()
+        && !inliner.figure(
+            [&](const QString& svg, QString* why) {
+                return range->exportPareto(ParetoY::TokensPerUser, svg, {}, kWideChartSize, why);
+            },
+            ComparePage::tr("Pareto front: output tokens/s per user against output tokens/s"), &figures, error, true))
+        return false;
+    *sections += QStringLiteral("<section id=\"knob-range\">\n<h2>Knob range</h2>\n<p>")
+        + ComparePage::tr("Each knob that varies across configurations against TTFT p99 and output tokens/s, one "
+                          "line per arm, with compare's 95 % interval as a band; the Pareto chart puts every "
+                          "configuration and arm at its output tokens/s and its tokens/s per user (1000 / TPOT "
+                          "p50), the front drawn and labelled, dominated points faded. A configuration without "
+                          "the figure is named under the chart, not drawn as 0.")
+              .toHtmlEscaped()
+        + QStringLiteral("</p>\n") + charts(figures) + QStringLiteral("</section>\n");
+    *contents += QStringLiteral("<li><a href=\"#knob-range\">Knob range</a></li>\n");
+    return true;
+}
+
 } // namespace
 
 bool writeHtmlReport(ComparePage& page, const LoadedRunFile& result, const QString& path, QString* error)
@@ -245,6 +283,8 @@ bool writeHtmlReport(ComparePage& page, const LoadedRunFile& result, const QStri
         contents += QStringLiteral("<li><a href=\"#%1\">%2</a>%3</li>\n")
                         .arg(id, arm.toHtmlEscaped(), sweep ? QStringLiteral(" (sweep)") : QString());
     }
+    if (!knobRangeSection(page, inliner, &sections, &contents, error))
+        return false;
     if (result.hasProbes) {
         // The Drift page draws the counts chart; a page of its own keeps the window's untouched.
         DriftPage drift;

@@ -1,6 +1,7 @@
 #include "livepage.h"
 
 #include "charts/kneeplot.h"
+#include "charts/knobplot.h"
 #include "charts/palette.h"
 #include "charts/timeseriesplot.h"
 #include "models/runlistmodel.h"
@@ -33,6 +34,7 @@ QString configOfRun(const QString& run)
 LivePage::LivePage(QWidget* parent)
     : QWidget(parent)
     , m_knee(new KneePlot(this))
+    , m_knob(new KnobPlot(this))
     , m_legend(new QLabel(this))
     , m_cumulativeBox(new QCheckBox(tr("&Cumulative"), this))
     , m_steerBox(new SteerBox(this))
@@ -98,6 +100,9 @@ LivePage::LivePage(QWidget* parent)
     grid->addWidget(m_knee, 5, 0, 1, 2); // a row of its own once a sweep step has finished
     m_knee->setMinimumHeight(260);
     m_knee->hide();
+    grid->addWidget(m_knob, 6, 0, 1, 2); // once the experiment has finished arms of two knob values
+    m_knob->setMinimumHeight(260);
+    m_knob->hide();
     m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
     m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used (%)"));
     m_charts[QStringLiteral("gpu")]->setRightAxisLabel(tr("power (W)"));
@@ -141,6 +146,8 @@ LivePage::LivePage(QWidget* parent)
             chart->replot();
         if (m_knee->isVisible())
             m_knee->replot();
+        if (m_knob->isVisible())
+            m_knob->replot();
     });
     m_replotTimer.start();
     updateLegend();
@@ -171,6 +178,7 @@ void LivePage::clear()
     m_charts[QStringLiteral("drift")]->hide();
     m_knee->reset(QString(), true, {});
     m_knee->hide();
+    m_knob->hide();
     updateLegend();
 }
 

@@ -21,6 +21,8 @@ class QTableView;
 namespace ks {
 
 class KneePlot;
+class KnobPlot;
+struct LoadedRunFile;
 class RunListModel;
 class TimeSeriesPlot;
 
@@ -58,6 +60,11 @@ public:
     TimeSeriesPlot* chart(const QString& name) const { return m_charts.value(name); }
     /// The knee of the current sweep arm; hidden until a sweep step finishes.
     KneePlot* knee() const { return m_knee; }
+    /// TTFT p99 against the first knob that varies across configurations, one
+    /// point per finished arm, from the comparison of the experiment so far;
+    /// hidden while no knob varies (livepageknob.cpp).
+    KnobPlot* knobChart() const { return m_knob; }
+    void showKnobRange(const LoadedRunFile& soFar);
     /// The x of a snapshot of `run` taken `atS` seconds into that run.
     double xOf(const QString& run, double atS) const { return m_offsets.value(run) + atS; }
     RunListModel* runs() const { return m_runs; }
@@ -97,6 +104,7 @@ private:
     double m_nextOffset = 0;
     bool m_cumulative = false;
     KneePlot* m_knee;
+    KnobPlot* m_knob;
     QLabel* m_legend;
     QCheckBox* m_cumulativeBox;
     SteerBox* m_steerBox;

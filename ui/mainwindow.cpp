@@ -301,6 +301,8 @@ void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
 {
     m_compare->setResult(result);
     m_drift->setResult(result);
+    if (m_liveFile && result->file == m_liveFile)
+        m_live->showKnobRange(*result); // the knob chart grows a point per finished arm
     if (!result->error.isEmpty()) {
         log(result->error);
         statusBar()->showMessage(result->error);

@@ -223,6 +223,13 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             const bool withRepeats = repeats.runs > 1 && baseRepeats.runs > 1;
             nlohmann::json entry
                 = { { "config", group.config.toStdString() }, { "run", group.runs.front()->run.toStdString() } };
+            // The configuration's knob values and model, so a chart's points can be matched to it.
+            const nlohmann::json& line = group.runs.front()->info;
+            const nlohmann::json knobs
+                = line.is_object() ? line.value("knobs", nlohmann::json::object()) : nlohmann::json();
+            entry["knobs"] = knobs.is_object() ? knobs : nlohmann::json::object();
+            if (line.is_object() && line.contains("model") && line["model"].is_string())
+                entry["model"] = line["model"];
             nlohmann::json ci = nlohmann::json::object(), ratio = nlohmann::json::object(),
                            ratioCi = nlohmann::json::object(), significant = nlohmann::json::object(),
                            bootstrapSignificant = nlohmann::json::object(), repeatRatioCi = nlohmann::json::object();

@@ -1,0 +1,200 @@
+#include "knobrangepanel.h"
+
+#include "charts/knobplot.h"
+#include "charts/paretoplot.h"
+#include "compare/knobresponse.h"
+#include "runfileloader.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+#include <set>
+
+namespace ks {
+
+namespace {
+
+// Probe outputs that changed per configuration (any of the drift checks), for the "drift" metric.
+std::map<QString, int> driftCounts(const LoadedRunFile& result)
+{
+    std::map<QString, int> out;
+    if (!result.hasProbes)
+        return out;
+    for (const ConfigDrift& c : result.drift.configs) {
+        std::set<QString> changed;
+        for (const QStringList* list : { &c.withinRun, &c.acrossRestart, &c.acrossConfig, &c.mismatches })
+            changed.insert(list->begin(), list->end());
+        out[c.config] = int(changed.size());
+    }
+    return out;
+}
+
+bool writePoints(const nlohmann::json& points, const QString& path, QString* error)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        *error = KnobRangePanel::tr("cannot write %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    f.write(QByteArray::fromStdString(points.dump(2) + '\n'));
+    return true;
+}
+
+} // namespace
+
+KnobRangePanel::KnobRangePanel(QWidget* parent)
+    : QWidget(parent)
+    , m_chart(new QComboBox(this))
+    , m_knob(new QComboBox(this))
+    , m_metric(new QComboBox(this))
+    , m_y(new QComboBox(this))
+    , m_stack(new QStackedWidget(this))
+    , m_knobPlot(new KnobPlot(this))
+    , m_paretoPlot(new ParetoPlot(this))
+{
+    m_chart->addItem(tr("Knob response"));
+    m_chart->addItem(tr("Pareto"));
+    m_chart->setToolTip(tr("Which chart: a metric against one knob's values, or throughput against speed per user"));
+    m_knob->setToolTip(tr("The knob on the x axis"));
+    m_metric->setToolTip(tr("The figure on the y axis, as compare computes it"));
+    m_metric->addItems(knobMetrics());
+    m_metric->setCurrentText(QStringLiteral("ttft_ms.p99"));
+    m_y->addItem(tr("tokens/s per user (1000 / TPOT p50)"), QStringLiteral("tpot"));
+    m_y->addItem(tr("TTFT p99"), QStringLiteral("ttft_p99"));
+    m_y->setToolTip(tr("The Pareto chart's y axis"));
+    auto* row = new QHBoxLayout;
+    auto label = [this, row](const QString& text, QWidget* buddy) {
+        auto* l = new QLabel(text, this);
+        l->setBuddy(buddy);
+        row->addWidget(l);
+        row->addWidget(buddy);
+    };
+    label(tr("Char&t"), m_chart);
+    label(tr("K&nob"), m_knob);
+    label(tr("M&etric"), m_metric);
+    label(tr("&Y axis"), m_y);
+    row->addStretch(1);
+    m_stack->addWidget(m_knobPlot);
+    m_stack->addWidget(m_paretoPlot);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(row);
+    layout->addWidget(m_stack, 1);
+    for (QComboBox* box : { m_chart, m_knob, m_metric, m_y })
+        connect(box, &QComboBox::currentIndexChanged, this, [this] {
+            if (!m_filling)
+                refresh();
+        });
+}
+
+void KnobRangePanel::setResult(std::shared_ptr<const LoadedRunFile> result)
+{
+    m_result = std::move(result);
+    m_filling = true;
+    const QString knob = m_knob->currentText();
+    m_knob->clear();
+    if (m_result)
+        m_knob->addItems(varyingKnobs(m_result->compare));
+    if (m_knob->findText(knob) >= 0)
+        m_knob->setCurrentText(knob);
+    m_filling = false;
+    refresh();
+}
+
+bool KnobRangePanel::hasKnobChart() const
+{
+    return m_result && !varyingKnobs(m_result->compare).isEmpty();
+}
+
+bool KnobRangePanel::hasPareto() const
+{
+    return m_result
+        && paretoChart(m_result->compare, m_result->file ? m_result->file->environment() : nlohmann::json(),
+               ParetoY::TokensPerUser)
+               .points.size()
+        >= 2;
+}
+
+void KnobRangePanel::refresh()
+{
+    const bool pareto = m_chart->currentIndex() == 1;
+    m_knob->setEnabled(!pareto);
+    m_metric->setEnabled(!pareto);
+    m_y->setEnabled(pareto);
+    m_stack->setCurrentIndex(pareto ? 1 : 0);
+    if (!m_result)
+        return;
+    if (pareto) {
+        ParetoY y = ParetoY::TokensPerUser;
+        parseParetoY(m_y->currentData().toString(), &y);
+        showPareto(y);
+        return;
+    }
+    QString error;
+    if (!m_knob->currentText().isEmpty() && !showKnob(m_knob->currentText(), m_metric->currentText(), &error))
+        m_knobPlot->setResponse(error, KnobResponse());
+    m_knobPlot->replot();
+}
+
+QString KnobRangePanel::title(const QString& what) const
+{
+    const QString name
+        = m_result && m_result->file ? m_result->file->experimentName(tr("experiment")) : tr("experiment");
+    return QStringLiteral("%1 · %2").arg(name, what);
+}
+
+bool KnobRangePanel::showKnob(const QString& knob, const QString& metric, QString* error)
+{
+    if (!m_result)
+        return false;
+    KnobResponse response;
+    const std::map<QString, int> drift = driftCounts(*m_result);
+    if (!knobResponse(m_result->compare, knob, metric, &response, error, &drift))
+        return false;
+    m_knobPlot->setResponse(title(tr("%1 against %2").arg(response.metricTitle, knob)), response);
+    return true;
+}
+
+void KnobRangePanel::showPareto(ParetoY y)
+{
+    const nlohmann::json environment = m_result && m_result->file ? m_result->file->environment() : nlohmann::json();
+    const ParetoChart chart = m_result ? paretoChart(m_result->compare, environment, y) : ParetoChart();
+    m_paretoPlot->setChart(
+        title(chart.yKind == ParetoY::TokensPerUser ? tr("Pareto front: speed per user against throughput")
+                                                    : tr("Pareto front: TTFT p99 against throughput")),
+        chart);
+    m_paretoPlot->replot();
+}
+
+bool KnobRangePanel::exportKnob(const QString& knob, const QString& metric, const QString& path,
+    const QString& pointsPath, const QSize& size, QString* error)
+{
+    if (!showKnob(knob, metric, error))
+        return false;
+    bool ok = pointsPath.isEmpty() || writePoints(knobResponseJson(m_knobPlot->response()), pointsPath, error);
+    if (ok && !path.isEmpty())
+        ok = exportChart(*m_knobPlot, path, size, error);
+    refresh(); // back to what the panel showed
+    return ok;
+}
+
+bool KnobRangePanel::exportPareto(
+    ParetoY y, const QString& path, const QString& pointsPath, const QSize& size, QString* error)
+{
+    showPareto(y);
+    if (m_paretoPlot->chart().points.empty()) {
+        *error = tr("no configuration has both output tokens/s and the y figure: nothing to chart");
+        return false;
+    }
+    bool ok = pointsPath.isEmpty() || writePoints(paretoJson(m_paretoPlot->chart()), pointsPath, error);
+    if (ok && !path.isEmpty())
+        ok = exportChart(*m_paretoPlot, path, size, error);
+    refresh();
+    return ok;
+}
+
+} // namespace ks

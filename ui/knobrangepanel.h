@@ -1,0 +1,59 @@
+#pragma once
+
+#include "compare/paretofront.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QComboBox;
+class QStackedWidget;
+
+namespace ks {
+
+class KnobPlot;
+class ParetoPlot;
+struct LoadedRunFile;
+
+/// The knob's whole range on the Compare page: the knob-response chart (a
+/// knob and a metric chosen) or the Pareto chart (tokens/s per user, or TTFT
+/// p99, against throughput), both from the core's figures for the loaded file.
+class KnobRangePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit KnobRangePanel(QWidget* parent = nullptr);
+
+    void setResult(std::shared_ptr<const LoadedRunFile> result);
+    /// True when a knob varies across configurations or there are 2 or more Pareto points.
+    bool hasKnobChart() const;
+    bool hasPareto() const;
+
+    /// Writes the knob chart for `knob` and `metric` to `path` (PNG/SVG/PDF; empty: none) and its
+    /// points to `pointsPath` (JSON; empty: none).
+    bool exportKnob(const QString& knob, const QString& metric, const QString& path, const QString& pointsPath,
+        const QSize& size, QString* error);
+    bool exportPareto(ParetoY y, const QString& path, const QString& pointsPath, const QSize& size, QString* error);
+
+    std::shared_ptr<const LoadedRunFile> result() const { return m_result; }
+    KnobPlot* knobPlot() const { return m_knobPlot; }
+    ParetoPlot* paretoPlot() const { return m_paretoPlot; }
+    /// Shows the knob chart for `knob` and `metric`; false with `error` when they do not fit the file.
+    bool showKnob(const QString& knob, const QString& metric, QString* error);
+    void showPareto(ParetoY y);
+
+private:
+    void refresh();
+    QString title(const QString& what) const;
+
+    std::shared_ptr<const LoadedRunFile> m_result;
+    QComboBox* m_chart;
+    QComboBox* m_knob;
+    QComboBox* m_metric;
+    QComboBox* m_y;
+    QStackedWidget* m_stack;
+    KnobPlot* m_knobPlot;
+    ParetoPlot* m_paretoPlot;
+    bool m_filling = false;
+};
+
+} // namespace ks
