@@ -5,6 +5,7 @@
 #include "charts/kneeplot.h"
 #include "charts/palette.h"
 #include "compare/diagnosis.h"
+#include "compare/searchreport.h"
 #include "compare/sweepcompare.h"
 #include "compareexport.h"
 #include "htmlreport.h"
@@ -118,6 +119,7 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     , m_note(new QLabel(this))
     , m_warning(new QLabel(this))
     , m_why(new QLabel(this))
+    , m_search(new QLabel(this))
     , m_bars(new BarChart(this))
     , m_cdf(new CdfPlot(this))
     , m_knee(new KneePlot(this))
@@ -158,6 +160,10 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     m_note->setWordWrap(true);
     m_why->setWordWrap(true);
     m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_search->setWordWrap(true);
+    m_search->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_search->setObjectName(QStringLiteral("searchResult"));
+    m_search->hide();
     m_tableView->setModel(m_model);
     m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tableView->verticalHeader()->hide();
@@ -184,6 +190,7 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     layout->addLayout(exportRow);
     layout->addWidget(m_warning);
     layout->addWidget(m_why);
+    layout->addWidget(m_search);
     layout->addWidget(split, 1);
     layout->addWidget(m_note);
 
@@ -248,6 +255,11 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
                                              : tr("%1 · computing 95 % intervals …").arg(files))
             + summaryOnlyNote(m_result->compare));
     m_range->setResult(m_result);
+    // A search's result is the file's, not an arm's: its best value, interval and plateau
+    // (the probes are on the Knob range tab and in the table).
+    const QString search = m_result->file ? searchHeadline(m_result->file->search) : QString();
+    m_search->setText(search);
+    m_search->setVisible(!search.isEmpty());
     m_tabs->setTabVisible(1, m_range->hasKnobChart() || m_range->hasPareto());
     refresh();
 }

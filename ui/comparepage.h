@@ -64,6 +64,7 @@ private:
     QLabel* m_note;
     QLabel* m_warning;
     QLabel* m_why; ///< why each configuration differs from the baseline (compare/diagnosis.h)
+    QLabel* m_search; ///< a search's best value and plateau, when the file has one
     BarChart* m_bars;
     CdfPlot* m_cdf;
     KneePlot* m_knee;

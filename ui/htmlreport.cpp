@@ -3,6 +3,7 @@
 #include "charts/barchart.h"
 #include "charts/exportablechart.h"
 #include "compare/knobresponse.h"
+#include "compare/searchreport.h"
 #include "comparepage.h"
 #include "driftpage.h"
 #include "htmlreportsections.h"
@@ -210,6 +211,20 @@ QString header(const LoadedRunFile& result, const QString& name)
             where.isEmpty() ? QString() : QStringLiteral("<p class=\"meta\">%1</p>\n").arg(where.toHtmlEscaped()));
 }
 
+// A search's result (best value, interval, plateau) and its probes in the order run.
+QString searchHtml(const nlohmann::json& search)
+{
+    const QString text = searchText(search);
+    if (text.isEmpty())
+        return {};
+    const QStringList lines = text.split(QLatin1Char('\n'));
+    QStringList head;
+    for (const QString& line : lines.mid(0, 2))
+        head << line.toHtmlEscaped();
+    return QStringLiteral("<p><strong>Search</strong>: %1</p>\n<pre>%2</pre>\n")
+        .arg(head.join(QStringLiteral("<br>\n")), QStringList(lines.mid(2)).join(QLatin1Char('\n')).toHtmlEscaped());
+}
+
 // The knob's range: TTFT p99 and output tokens/s against each knob that varies, and the
 // Pareto front when there are 2 points or more; nothing when the file varies no knob.
 bool knobRangeSection(ComparePage& page, ChartInliner& inliner, QString* sections, QString* contents, QString* error)
@@ -241,7 +256,8 @@ bool knobRangeSection(ComparePage& page, ChartInliner& inliner, QString* section
                           "p50), the front drawn and labelled, dominated points faded. A configuration without "
                           "the figure is named under the chart, not drawn as 0.")
               .toHtmlEscaped()
-        + QStringLiteral("</p>\n") + charts(figures) + QStringLiteral("</section>\n");
+        + QStringLiteral("</p>\n") + searchHtml(range->result()->file ? range->result()->file->search : nullptr)
+        + charts(figures) + QStringLiteral("</section>\n");
     *contents += QStringLiteral("<li><a href=\"#knob-range\">Knob range</a></li>\n");
     return true;
 }

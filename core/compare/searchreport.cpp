@@ -91,6 +91,11 @@ QString searchText(const json& search)
     return lines.join(QLatin1Char('\n'));
 }
 
+QString searchHeadline(const json& search)
+{
+    return search.is_object() ? headline(search).join(QLatin1Char('\n')) : QString();
+}
+
 QString searchMarkdown(const json& search)
 {
     if (!search.is_object())

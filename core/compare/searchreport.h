@@ -12,6 +12,9 @@ namespace ks {
 /// is 64"), then one line per probe in the order run. `search` is a run file's
 /// `search` line (RunFile::search); empty text for null.
 QString searchText(const nlohmann::json& search);
+/// The first two lines of searchText() (the best value, its interval, the plateau):
+/// what the Compare page shows above the charts. Empty for null.
+QString searchHeadline(const nlohmann::json& search);
 /// The same as a markdown section (`compare --markdown`, the HTML report).
 QString searchMarkdown(const nlohmann::json& search);
 /// The object `compare --json` carries as `search`: the line without `type`,
