@@ -41,8 +41,11 @@ void StreamAccumulator::onBytes(const char* data, qsizetype size, qint64 nowUs)
         return;
     }
     const auto status = m_parser.feed(data, size, [this](const SseParser::Event& e) { onEvent(e); });
-    if (status == SseParser::Status::EventTooLarge)
-        fail(ErrorReason::kEventTooLarge, QStringLiteral("an SSE event exceeded the size limit"));
+    if (status == SseParser::Status::EventTooLarge && !m_overLimit) {
+        m_overLimit = true;
+        fail(ErrorReason::kEventTooLarge,
+            QStringLiteral("an SSE event is larger than the %1 MiB limit").arg(m_parser.maxEventBytes() >> 20));
+    }
 }
 
 void StreamAccumulator::onEvent(const SseParser::Event& event)
