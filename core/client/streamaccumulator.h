@@ -6,6 +6,9 @@
 
 #include <QCryptographicHash>
 
+#include <set>
+#include <string>
+
 namespace ks {
 
 /// Builds one RequestRecord from a response as it arrives: HTTP status, body
@@ -51,6 +54,11 @@ private:
     qint64 m_lastTokenUs = -1;
     int m_tokenEvents = 0;
     int m_usageTokens = -1;
+    int m_usageReasoning = -1;
+    int m_reasoningEvents = 0;
+    int m_answerEvents = 0;
+    std::set<int> m_toolIndices;
+    std::set<std::string> m_toolIds; ///< of tool-call deltas without an index
     bool m_done = false;
     bool m_finishReason = false;
     bool m_overLimit = false;
