@@ -96,6 +96,7 @@ class Simulator:
                "--truth-log", truth_path]
         if args.max_num_batched_tokens:
             cmd += ["--max-num-batched-tokens", str(args.max_num_batched_tokens)]
+        cmd += shlex.split(getattr(args, "sim_flags", "") or "")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         ready, _, _ = select.select([self.proc.stdout], [], [], 30)
         line = self.proc.stdout.readline() if ready else ""
@@ -523,6 +524,7 @@ def main():
     p.add_argument("--requests", type=int, default=1024)
     p.add_argument("--max-tokens", type=int, default=128)
     p.add_argument("--input-tokens", type=int, default=32)
+    p.add_argument("--sim-flags", default="", help="extra flags for knobscope-sim, e.g. '--max-model-len 140000'")
     p.add_argument("--threads", type=int, default=0, help="worker threads for bare QNAM and knobscope (default: theirs)")
     p.add_argument("--bare-flags", default="", help="extra flags for bare_qnam, e.g. '--warm-post'")
     p.add_argument("--knobscope-flags", default="", help="extra flags for knobscope run, e.g. '--no-preconnect'")

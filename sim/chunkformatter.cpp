@@ -50,6 +50,24 @@ QByteArray ChunkFormatter::tokenChunk(const QByteArray& escapedText, bool reason
     return out;
 }
 
+QByteArray ChunkFormatter::toolCallOpenChunk(const QByteArray& callId, const QByteArray& escapedName) const
+{
+    return m_head + "{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"" + callId
+        + "\",\"type\":\"function\",\"function\":{\"name\":\"" + escapedName
+        + "\"}}]},\"logprobs\":null,\"finish_reason\":null}]}";
+}
+
+QByteArray ChunkFormatter::toolCallArgumentsChunk(const QByteArray& escapedFragment, const char* finishReason) const
+{
+    QByteArray out = m_head + "{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\""
+        + escapedFragment + "\"}}]},\"logprobs\":null,\"finish_reason\":";
+    if (finishReason)
+        out += QByteArray("\"") + finishReason + "\",\"stop_reason\":null}]}";
+    else
+        out += "null}]}";
+    return out;
+}
+
 QByteArray ChunkFormatter::usageChunk(int promptTokens, int completionTokens) const
 {
     return m_head + "],\"usage\":{\"prompt_tokens\":" + QByteArray::number(promptTokens)

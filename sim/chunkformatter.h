@@ -17,6 +17,11 @@ public:
     QByteArray roleChunk() const;
     /// `escapedText` is already JSON-escaped. `finishReason` null for all but the last token.
     QByteArray tokenChunk(const QByteArray& escapedText, bool reasoning, const char* finishReason) const;
+    /// Chat only, vLLM's tool-call shape: the call's opening (index 0, id, type,
+    /// function name), then fragments of its JSON arguments (already escaped for
+    /// a JSON string); the last fragment carries `finishReason` ("tool_calls").
+    QByteArray toolCallOpenChunk(const QByteArray& callId, const QByteArray& escapedName) const;
+    QByteArray toolCallArgumentsChunk(const QByteArray& escapedFragment, const char* finishReason) const;
     QByteArray usageChunk(int promptTokens, int completionTokens) const;
     QByteArray fullResponse(const QByteArray& content, const QByteArray& reasoning, const char* finishReason,
         int promptTokens, int completionTokens) const;

@@ -1,6 +1,9 @@
 #include "completionsession.h"
 
 #include "simconnection.h"
+#include "vocabulary.h"
+
+#include <nlohmann/json.hpp>
 
 namespace kssim {
 
@@ -10,6 +13,17 @@ ApiError engineFailure()
     return { 500, QStringLiteral("simulated engine failure (--error-event)"), QStringLiteral("InternalServerError"),
         {} };
 }
+// A non-streaming chat answer that is a tool call: message.tool_calls, content null.
+QByteArray withToolCall(const QByteArray& body, const QByteArray& id, const QByteArray& name, const QByteArray& args)
+{
+    nlohmann::json j = nlohmann::json::parse(body.toStdString());
+    nlohmann::json& message = j["choices"][0]["message"];
+    message["content"] = nullptr;
+    message["tool_calls"] = nlohmann::json::array({ { { "id", id.toStdString() }, { "type", "function" },
+        { "function", { { "name", name.toStdString() }, { "arguments", args.toStdString() } } } } });
+    return QByteArray::fromStdString(j.dump());
+}
+
 ApiError shuttingDown()
 {
     return { 503, QStringLiteral("server shutting down"), QStringLiteral("ServiceUnavailableError"), {} };
@@ -128,19 +142,50 @@ CompletionSession::State CompletionSession::onToken(const TokenEmission& emissio
     const OutputStream::Token token = m_output.next(batchSize);
     const bool last = emission.last;
     const char* finishReason = nullptr;
+    const bool toolToken = m_setup.request.toolCall && !token.reasoning;
     if (last) {
         const bool hitLimit = m_setup.request.ignoreEos || m_setup.outputTokens >= m_setup.request.maxTokens;
-        finishReason = hitLimit ? "length" : "stop";
+        finishReason = toolToken ? "tool_calls" : hitLimit ? "length" : "stop";
         m_truth->finishReason = finishReason;
     }
-    if (m_setup.request.stream) {
+    ++(token.reasoning ? m_truth->reasoningTokens : toolToken ? m_truth->toolCallEvents : m_truth->answerTokens);
+    if (toolToken && m_setup.request.stream) {
+        sendEvent(toolCallChunk(*token.raw, finishReason), true);
+    } else if (m_setup.request.stream) {
         sendEvent(m_formatter.tokenChunk(*token.escaped, token.reasoning, finishReason), true);
     } else {
-        (token.reasoning ? m_reasoning : m_content) += *token.raw;
+        if (toolToken)
+            m_toolArguments += toolArgumentsFragment(*token.raw, last);
+        else
+            (token.reasoning ? m_reasoning : m_content) += *token.raw;
         m_truth->tokenUs.push_back(nowUs);
         ++m_truth->tokensWritten;
     }
     return last ? finish(nowUs) : State::Running;
+}
+
+QByteArray CompletionSession::toolArgumentsFragment(const QByteArray& word, bool last)
+{
+    // The arguments are one JSON object built word by word: {"input": "w1 w2 ... wn"}.
+    QByteArray fragment = m_toolWords == 0 ? QByteArray("{\"input\": \"") : QByteArray(" ");
+    fragment += jsonEscape(word.trimmed());
+    ++m_toolWords;
+    if (last)
+        fragment += "\"}";
+    return fragment;
+}
+
+QByteArray CompletionSession::toolCallChunk(const QByteArray& word, const char* finishReason)
+{
+    if (m_truth->toolCallEvents == 1) {
+        // The call opens (vLLM: id, type and name before any argument), one call per answer.
+        m_truth->toolCalls = 1;
+        if (!finishReason)
+            return m_formatter.toolCallOpenChunk("chatcmpl-tool-" + QByteArray::number(qulonglong(m_setup.engineId)),
+                jsonEscape(m_setup.request.toolName));
+    }
+    return m_formatter.toolCallArgumentsChunk(
+        jsonEscape(toolArgumentsFragment(word, finishReason != nullptr)), finishReason);
 }
 
 CompletionSession::State CompletionSession::finish(std::int64_t)
@@ -153,8 +198,13 @@ CompletionSession::State CompletionSession::finish(std::int64_t)
         sendDone();
         return State::Finished;
     }
+    if (!m_toolArguments.isEmpty())
+        m_truth->toolCalls = 1;
     QByteArray body
         = m_formatter.fullResponse(m_content, m_reasoning, m_truth->finishReason.constData(), prompt, completion);
+    if (!m_toolArguments.isEmpty())
+        body = withToolCall(body, "chatcmpl-tool-" + QByteArray::number(qulonglong(m_setup.engineId)),
+            m_setup.request.toolName, m_toolArguments);
     if (m_setup.fault == Fault::Malformed)
         body.chop(body.size() / 2);
     m_connection->sendResponse(200, "application/json", body, {}, onLastByteWritten());

@@ -60,6 +60,10 @@ private:
     void sendDone();
     SimConnection::WrittenCallback onLastByteWritten() const;
     State finish(std::int64_t nowUs);
+    /// The next piece of a tool call's arguments (raw JSON text), from one token's word.
+    QByteArray toolArgumentsFragment(const QByteArray& word, bool last);
+    /// One token of a tool-call answer as a streamed chunk (the opening, then argument fragments).
+    QByteArray toolCallChunk(const QByteArray& word, const char* finishReason);
     State injectMidStreamFault(std::int64_t nowUs);
 
     const SimProfile& m_profile;
@@ -71,6 +75,8 @@ private:
     QRandomGenerator m_wireRng;
     QByteArray m_content; ///< kept only for non-streaming responses
     QByteArray m_reasoning; ///< kept only for non-streaming responses
+    QByteArray m_toolArguments; ///< kept only for non-streaming responses
+    int m_toolWords = 0;
     int m_faultAt = 0;
     std::int64_t m_firstTokenUs = -1;
     int m_eventsSent = 0;

@@ -26,7 +26,7 @@ class HttpRequestParser {
 public:
     struct Limits {
         int maxHeaderBytes = 16 * 1024;
-        qint64 maxBodyBytes = 4 * 1024 * 1024;
+        qint64 maxBodyBytes = 32 * 1024 * 1024; ///< a 128K-token prompt is under 1 MiB; several-MB bodies fit
     };
     enum class Result { NeedMore, Request, Error };
 

@@ -108,6 +108,23 @@ std::variant<CompletionRequest, ApiError> parseCompletionRequest(
             blocks.addText(text);
         }
         req.promptKey = QByteArray::fromStdString(messages.dump());
+        const json& tools = doc.value("tools", json());
+        if (!tools.is_null() && !tools.is_array())
+            return badRequest(QStringLiteral("'tools' must be a list"), QStringLiteral("tools"));
+        if (tools.is_array() && !tools.empty()) {
+            // The chat template puts the tool definitions in the prompt.
+            const QByteArray toolText = QByteArray::fromStdString(tools.dump());
+            req.promptTokens += countTokens(toolText);
+            req.promptKey += toolText;
+            blocks.addText(toolText);
+            const json& choice = doc.value("tool_choice", json("auto"));
+            const json* named = choice.is_object() ? &choice : &tools[0];
+            const json function = named->is_object() ? named->value("function", json::object()) : json::object();
+            req.toolCall = !(choice.is_string() && choice.get<std::string>() == "none");
+            req.toolName = function.is_object() && function.value("name", json()).is_string()
+                ? QByteArray::fromStdString(function["name"].get<std::string>())
+                : QByteArray("tool");
+        }
         req.blocks = blocks.takeBlocks();
     }
     req.promptTokens = std::max(1, req.promptTokens);

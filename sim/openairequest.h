@@ -24,6 +24,10 @@ struct CompletionRequest {
     std::optional<std::uint64_t> seed;
     bool stream = false;
     bool includeUsage = false;
+    /// Chat with `tools` and a `tool_choice` other than "none": the answer is a
+    /// call of `toolName` (tool_choice's named function, else the first tool).
+    bool toolCall = false;
+    QByteArray toolName;
 };
 
 /// An error in the OpenAI shape: {"error": {"message", "type", "param", "code"}}.

@@ -71,7 +71,7 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
     add("crlf", "End SSE lines with CRLF.");
     add("split-writes", "Cut every event at random byte offsets, written 1 ms apart.");
     add("comments", "Send ': keep-alive' comment lines between events.");
-    add("max-body-bytes", "Largest accepted request body.", "bytes", "4194304");
+    add("max-body-bytes", "Largest accepted request body (default 32 MiB).", "bytes", "33554432");
     add("arrival-stamp",
         "How a request's arrival_us is stamped: 'kernel', the kernel's receive time of its first bytes; 'read', "
         "when the event loop reads them (late by up to a write pass; kept for measuring the difference).",

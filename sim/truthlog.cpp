@@ -36,6 +36,10 @@ void TruthLog::append(const TruthRecord& r)
         { "max_tokens", r.maxTokens },
         { "output_tokens", r.outputTokens },
         { "tokens_written", r.tokensWritten },
+        { "reasoning_tokens", r.reasoningTokens },
+        { "answer_tokens", r.answerTokens },
+        { "tool_call_events", r.toolCallEvents },
+        { "tool_calls", r.toolCalls },
         { "prefix_cache_hit", r.prefixCacheHit },
         { "cached_tokens", r.cachedTokens },
         { "fault", r.fault.toStdString() },
@@ -93,6 +97,10 @@ std::vector<TruthRecord> readTruthLog(const QString& path, QString* error)
         r.maxTokens = numberOf(line, "max_tokens", r.maxTokens);
         r.outputTokens = numberOf(line, "output_tokens", r.outputTokens);
         r.tokensWritten = numberOf(line, "tokens_written", r.tokensWritten);
+        r.reasoningTokens = numberOf(line, "reasoning_tokens", r.reasoningTokens);
+        r.answerTokens = numberOf(line, "answer_tokens", r.answerTokens);
+        r.toolCallEvents = numberOf(line, "tool_call_events", r.toolCallEvents);
+        r.toolCalls = numberOf(line, "tool_calls", r.toolCalls);
         r.prefixCacheHit
             = line.value("prefix_cache_hit", nlohmann::json()).is_boolean() && line["prefix_cache_hit"].get<bool>();
         r.cachedTokens = numberOf(line, "cached_tokens", r.cachedTokens);

@@ -19,6 +19,10 @@ struct TruthRecord {
     int maxTokens = 0;
     int outputTokens = 0; ///< tokens the engine planned for this request
     int tokensWritten = 0;
+    int reasoningTokens = 0; ///< token events written as reasoning_content
+    int answerTokens = 0; ///< token events written as content (or completions text)
+    int toolCallEvents = 0; ///< token events written as delta.tool_calls
+    int toolCalls = 0; ///< distinct tool calls among them
     bool prefixCacheHit = false;
     int cachedTokens = 0; ///< prompt tokens served from the prefix cache
     QByteArray prompt; ///< the exact prompt (or messages as JSON), with --truth-log-prompts only

@@ -114,8 +114,10 @@ private:
             m_info.finished = true;
         else if (kind == Kind::Array && at({ "choices", "#0", "delta", "tool_calls" }))
             m_inToolCalls = m_frames.size() + 1;
-        else if (m_inToolCalls && m_frames.size() == m_inToolCalls)
+        else if (m_inToolCalls && m_frames.size() == m_inToolCalls) {
             m_info.hasToken = true; // an element of a non-empty tool_calls array
+            m_info.toolCalls.emplace_back();
+        }
     }
 
     bool scalar(Kind kind, string_t* text, number_integer_t number, number_float_t real = 0)
@@ -124,7 +126,9 @@ private:
         if (m_frames.empty())
             return true;
         if (kind == Kind::String) {
-            if (at({ "error" })) {
+            if (inToolCall("id")) {
+                m_info.toolCalls.back().id = *text;
+            } else if (at({ "error" })) {
                 m_info.errorMessage = QString::fromStdString(*text);
             } else if (at({ "error", "message" })) {
                 m_info.errorMessage = QString::fromStdString(*text);
@@ -147,12 +151,23 @@ private:
                 m_info.completionTokens = int(number);
             else if (at({ "usage", "prompt_tokens" }))
                 m_info.promptTokens = int(number);
+            else if (at({ "usage", "completion_tokens_details", "reasoning_tokens" }))
+                m_info.reasoningTokens = int(std::clamp<number_integer_t>(number, -1, INT32_MAX));
+            else if (inToolCall("index"))
+                m_info.toolCalls.back().index = int(std::clamp<number_integer_t>(number, -1, INT32_MAX));
             else if (m_frames.size() == 2 && m_frames[0].key == "timings")
                 timing(double(number), number);
         } else if (kind == Kind::Float && m_frames.size() == 2 && m_frames[0].key == "timings") {
             timing(real, -1);
         }
         return true;
+    }
+
+    // Is the value about to start a member `key` of a tool_calls element object?
+    bool inToolCall(const char* key) const
+    {
+        return m_inToolCalls && m_frames.size() == m_inToolCalls + 1 && !m_frames.back().array
+            && !m_info.toolCalls.empty() && m_frames.back().key == key;
     }
 
     // One value of llama.cpp's `timings`: milliseconds may come as integers or

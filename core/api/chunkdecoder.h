@@ -3,6 +3,9 @@
 #include <QByteArray>
 #include <QString>
 
+#include <string>
+#include <vector>
+
 namespace ks {
 
 enum class ApiKind { Completions, Chat };
@@ -17,9 +20,17 @@ struct ChunkInfo {
     bool hasContent = false; ///< text (completions) or content (chat) only
     QByteArray content; ///< UTF-8 of text/content in this chunk
     QByteArray reasoning; ///< UTF-8 of reasoning/reasoning_content in this chunk
+    /// One element of delta.tool_calls: a tool call's opening (id, type, function
+    /// name) or a fragment of its arguments. `index` -1 and `id` empty when absent.
+    struct ToolCallDelta {
+        int index = -1;
+        std::string id;
+    };
+    std::vector<ToolCallDelta> toolCalls; ///< empty when the chunk carries none
     bool finished = false; ///< finish_reason present and non-null
     int completionTokens = -1; ///< usage.completion_tokens when present
     int promptTokens = -1;
+    int reasoningTokens = -1; ///< usage.completion_tokens_details.reasoning_tokens when present
     /// llama.cpp's `timings` object (the final chunk): the server's own
     /// prefill and generation times. -1: absent. Other keys are ignored.
     struct Timings {

@@ -30,6 +30,7 @@ RequestFactory::RequestFactory(const LoadSpec& spec, QByteArray apiKey)
         { "temperature", m_spec.temperature }, { "stream", true }, { "ignore_eos", m_spec.ignoreEos },
         { "stream_options", { { "include_usage", true } } } };
     const std::string marker = "@@knobscope-prompt@@"; // survives JSON escaping unchanged
+    addTools(body);
     if (m_spec.api == ApiKind::Chat)
         body["messages"] = nlohmann::json::array({ { { "role", "user" }, { "content", marker } } });
     else
@@ -94,6 +95,16 @@ QByteArray RequestFactory::body(qint64 index) const
     return m_bodyHead + syntheticPrompt(m_spec.seed, index, m_spec.inputTokens) + m_bodyTail;
 }
 
+void RequestFactory::addTools(nlohmann::json& body) const
+{
+    if (m_spec.api != ApiKind::Chat)
+        return;
+    if (!m_spec.prompts.toolsJson.empty())
+        body["tools"] = nlohmann::json::parse(m_spec.prompts.toolsJson);
+    if (!m_spec.prompts.toolChoiceJson.empty())
+        body["tool_choice"] = nlohmann::json::parse(m_spec.prompts.toolChoiceJson);
+}
+
 QByteArray RequestFactory::body(const PromptTurn& turn) const
 {
     nlohmann::json b = { { "model", m_spec.model.toStdString() }, { "max_tokens", turn.maxTokens },
@@ -104,6 +115,7 @@ QByteArray RequestFactory::body(const PromptTurn& turn) const
         for (const PromptTurn::Message& m : turn.messages)
             messages.push_back({ { "role", m.role }, { "content", m.content.toStdString() } });
         b["messages"] = std::move(messages);
+        addTools(b);
     } else {
         b["prompt"] = Workload::completionPrompt(turn).toStdString();
     }

@@ -6,6 +6,8 @@
 #include <QByteArray>
 #include <QUrl>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <memory>
 #include <vector>
 
@@ -38,6 +40,9 @@ public:
     static QByteArray userAgent();
 
 private:
+    /// The spec's `tools` and `tool_choice`, on chat requests.
+    void addTools(nlohmann::json& body) const;
+
     LoadSpec m_spec;
     QByteArray m_apiKey;
     QUrl m_url;

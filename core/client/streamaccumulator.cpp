@@ -41,8 +41,11 @@ void StreamAccumulator::onBytes(const char* data, qsizetype size, qint64 nowUs)
         return;
     }
     const auto status = m_parser.feed(data, size, [this](const SseParser::Event& e) { onEvent(e); });
-    if (status == SseParser::Status::EventTooLarge)
-        fail(ErrorReason::kEventTooLarge, QStringLiteral("an SSE event exceeded the size limit"));
+    if (status == SseParser::Status::EventTooLarge && !m_overLimit) {
+        m_overLimit = true;
+        fail(ErrorReason::kEventTooLarge,
+            QStringLiteral("an SSE event is larger than the %1 MiB limit").arg(m_parser.maxEventBytes() >> 20));
+    }
 }
 
 void StreamAccumulator::onEvent(const SseParser::Event& event)
@@ -68,6 +71,8 @@ void StreamAccumulator::onEvent(const SseParser::Event& event)
     // server knows a probe's length.
     if (chunk.promptTokens >= 0)
         m_record.inTokens = chunk.promptTokens;
+    if (chunk.reasoningTokens >= 0)
+        m_usageReasoning = chunk.reasoningTokens;
     m_finishReason = m_finishReason || chunk.finished;
     if (chunk.timings.any()) { // llama.cpp sends them in the final chunk; keep the last seen
         const ChunkInfo::Timings& t = chunk.timings;
@@ -79,13 +84,24 @@ void StreamAccumulator::onEvent(const SseParser::Event& event)
     if (m_record.ttftUs < 0)
         m_record.ttftUs = sinceSend;
     if (chunk.hasContent) {
+        ++m_answerEvents;
         if (m_record.ttfcUs < 0)
             m_record.ttfcUs = sinceSend;
         m_hash.addData(chunk.content);
         if (m_keepText)
             m_record.outputText += chunk.content;
     }
+    if (!chunk.toolCalls.empty()) {
+        ++m_record.toolCallEvents;
+        for (const ChunkInfo::ToolCallDelta& call : chunk.toolCalls) {
+            if (call.index >= 0)
+                m_toolIndices.insert(call.index);
+            else if (!call.id.empty())
+                m_toolIds.insert(call.id);
+        }
+    }
     if (!chunk.reasoning.isEmpty()) {
+        ++m_reasoningEvents;
         m_sawReasoning = true;
         m_reasoningHash.addData(chunk.reasoning);
         if (m_keepText)
@@ -110,6 +126,12 @@ RequestRecord StreamAccumulator::finish(qint64 nowUs, const QString& transportEr
         fail(ErrorReason::kNoTokens, QStringLiteral("the stream carried no token on any channel"));
     m_record.outTokensFromUsage = m_usageTokens >= 0;
     m_record.outTokens = m_usageTokens >= 0 ? m_usageTokens : m_tokenEvents;
+    m_record.toolCalls = int(m_toolIndices.size() + m_toolIds.size());
+    if (m_sawReasoning || m_usageReasoning >= 0 || m_record.toolCallEvents > 0) {
+        m_record.reasoningTokensFromUsage = m_usageReasoning >= 0;
+        m_record.reasoningTokens = m_usageReasoning >= 0 ? m_usageReasoning : m_reasoningEvents;
+        m_record.answerTokens = m_answerEvents;
+    }
     m_record.outputSha256 = m_hash.result();
     if (m_sawReasoning)
         m_record.reasoningSha256 = m_reasoningHash.result();

@@ -6,6 +6,9 @@
 
 #include <QCryptographicHash>
 
+#include <set>
+#include <string>
+
 namespace ks {
 
 /// Builds one RequestRecord from a response as it arrives: HTTP status, body
@@ -14,7 +17,7 @@ namespace ks {
 /// and live streams go through the same code.
 class StreamAccumulator {
 public:
-    StreamAccumulator(ApiKind api, RequestRecord record, qsizetype maxEventBytes = 1 << 20);
+    StreamAccumulator(ApiKind api, RequestRecord record, qsizetype maxEventBytes = SseParser::kDefaultMaxEventBytes);
 
     void onStatus(int httpStatus);
     /// The response headers arrived at `nowUs` (run clock, like tSendUs): sets
@@ -28,6 +31,9 @@ public:
     RequestRecord finish(qint64 nowUs, const QString& transportError = {}, const QString& detail = {});
 
     bool sawDone() const { return m_done; }
+    /// An event went over the size limit: the rest of the stream cannot be read,
+    /// so the caller may end the exchange now rather than read it to its end.
+    bool overLimit() const { return m_overLimit; }
     /// Keep the content and reasoning texts in the record (probes only: load
     /// requests keep hashes, never text).
     void keepText(bool keep) { m_keepText = keep; }
@@ -48,8 +54,14 @@ private:
     qint64 m_lastTokenUs = -1;
     int m_tokenEvents = 0;
     int m_usageTokens = -1;
+    int m_usageReasoning = -1;
+    int m_reasoningEvents = 0;
+    int m_answerEvents = 0;
+    std::set<int> m_toolIndices;
+    std::set<std::string> m_toolIds; ///< of tool-call deltas without an index
     bool m_done = false;
     bool m_finishReason = false;
+    bool m_overLimit = false;
 };
 
 } // namespace ks

@@ -307,8 +307,13 @@ void StreamWorker::parseReads()
     m_parseQueued = false;
     for (HttpConnection* connection : std::exchange(m_toParse, {})) {
         const auto it = m_inFlight.find(connection);
-        if (it != m_inFlight.end())
-            parseUnread(it->second);
+        if (it == m_inFlight.end())
+            continue;
+        parseUnread(it->second);
+        // The rest of a stream whose event went over the limit cannot be read:
+        // end it now (its record says why) instead of reading it to its end.
+        if (it->second.accumulator->overLimit())
+            endExchange(connection, ErrorReason::kEventTooLarge, {});
     }
 }
 

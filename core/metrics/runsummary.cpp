@@ -84,6 +84,44 @@ struct Facts {
     const QString* error;
     const QString* errorDetail;
     const ServerTimings* timings; ///< nullptr: none
+    int reasoningTokens = -1; ///< RequestRecord's reasoning and tool-call counts
+    int answerTokens = -1;
+    int toolCallEvents = 0;
+    int toolCalls = 0;
+};
+
+// Reasoning and tool calls over a run's ok requests: totals, and ITL over the
+// gaps before each request's first tool-call delta. Absent when no request had any.
+struct ReasoningTally {
+    qint64 reasoning = 0, answer = 0, toolCallEvents = 0, toolCalls = 0;
+    bool anyReasoning = false;
+    std::vector<std::span<const std::int32_t>> itlNoTools;
+
+    void add(const Facts& f)
+    {
+        if (f.reasoningTokens >= 0) {
+            anyReasoning = true;
+            reasoning += f.reasoningTokens;
+            answer += std::max(0, f.answerTokens);
+        }
+        toolCallEvents += f.toolCallEvents;
+        toolCalls += f.toolCalls;
+        const auto before = std::size_t(RequestRecord::itlGapsBeforeTools(qsizetype(f.itl.size()), f.toolCallEvents));
+        if (before > 0)
+            itlNoTools.push_back(f.itl.first(before));
+    }
+    void write(nlohmann::json& s) const
+    {
+        if (anyReasoning) {
+            s["reasoning_tokens"] = reasoning;
+            s["answer_tokens"] = answer;
+        }
+        if (toolCallEvents > 0) {
+            s["tool_call_events"] = toolCallEvents;
+            s["tool_calls"] = toolCalls;
+            s["itl_ms_no_tools"] = itlObject(itlNoTools);
+        }
+    }
 };
 
 const QString kNoText;
@@ -109,6 +147,7 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
     qint64 firstEnd = std::numeric_limits<qint64>::max();
     double outTokens = 0;
     TtftSplitInput split;
+    ReasoningTally tally;
     for (std::size_t i = 0; i < n; ++i) {
         const Facts f = at(i);
         const RequestTimes& r = f.t;
@@ -149,6 +188,7 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
         const double tpotMs = r.tpotUs() / 1000.0;
         if (tpotMs >= 0)
             tpot.push_back(tpotMs);
+        tally.add(f);
         if (!f.itl.empty()) {
             // Adjacent rows of a loaded run are adjacent in its gap pool: one span for them all.
             if (!itl.empty() && itl.back().data() + itl.back().size() == f.itl.data())
@@ -184,6 +224,7 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
             requests > 1 && lastSched > firstSched ? (requests - 1) / (double(lastSched - firstSched) / 1e6) : 0.0 },
         { "completion_req_per_s", ok > 1 && lastEnd > firstEnd ? (ok - 1) / (double(lastEnd - firstEnd) / 1e6) : 0.0 },
     };
+    tally.write(s);
     if (slo.any())
         s["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };
     if (nlohmann::json t = ttftSplitFromRequests(split); !t.is_null())
@@ -211,7 +252,8 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
             const RequestRecord& r = records[i];
             return Facts { { r.tSchedUs, r.tSendUs, r.tWireUs, r.tHeadersUs, r.ttftUs, r.ttfcUs, r.e2eUs, r.outTokens,
                                r.ok, r.warmup },
-                r.itlUs, &r.error, &r.errorDetail, r.server.any() ? &r.server : nullptr };
+                r.itlUs, &r.error, &r.errorDetail, r.server.any() ? &r.server : nullptr, r.reasoningTokens,
+                r.answerTokens, r.toolCallEvents, r.toolCalls };
         },
         slo, client);
 }
@@ -224,7 +266,8 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
         [&](std::size_t i) {
             const RequestExtra* x = records.extra(i);
             return Facts { records.times(i), records.itl(i), x ? &x->error : &kNoText, x ? &x->errorDetail : &kNoText,
-                records.timings(i) };
+                records.timings(i), x ? x->reasoningTokens : -1, x ? x->answerTokens : -1, x ? x->toolCallEvents : 0,
+                x ? x->toolCalls : 0 };
         },
         slo, client);
 }

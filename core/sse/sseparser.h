@@ -20,7 +20,13 @@ public:
     };
     enum class Status { Ok, EventTooLarge };
 
-    explicit SseParser(qsizetype maxEventBytes = 1 << 20);
+    /// The largest event (its data lines joined) read by default: twice the
+    /// 16 MiB line a long-context stream may carry (one huge content delta, a
+    /// final chunk with the whole text, logprobs of a long prompt). Memory is
+    /// only taken as bytes arrive, so the limit costs nothing below it.
+    static constexpr qsizetype kDefaultMaxEventBytes = qsizetype(32) << 20;
+
+    explicit SseParser(qsizetype maxEventBytes = kDefaultMaxEventBytes);
 
     /// Parses `bytes`, calling `onEvent` for each complete event. After
     /// EventTooLarge the stream is unusable (the caller records an error).
@@ -31,6 +37,7 @@ public:
     }
 
     int comments() const { return m_comments; }
+    qsizetype maxEventBytes() const { return m_maxEventBytes; }
     /// True when bytes of an unfinished event are buffered (a stream cut mid-event).
     bool hasPartialEvent() const { return !m_line.isEmpty() || m_hasData; }
 

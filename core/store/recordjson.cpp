@@ -32,6 +32,16 @@ nlohmann::json toJson(const RequestRecord& r)
     };
     if (!r.reasoningSha256.isEmpty())
         j["reasoning_sha256"] = r.reasoningSha256.toHex().toStdString();
+    if (r.reasoningTokens >= 0) {
+        j["reasoning_tokens"] = r.reasoningTokens;
+        j["reasoning_tokens_source"] = r.reasoningTokensFromUsage ? "usage" : "events";
+    }
+    if (r.answerTokens >= 0)
+        j["answer_tokens"] = r.answerTokens;
+    if (r.toolCallEvents > 0) {
+        j["tool_call_events"] = r.toolCallEvents;
+        j["tool_calls"] = r.toolCalls;
+    }
     if (r.session >= 0) {
         j["session"] = r.session;
         j["turn"] = r.turn;

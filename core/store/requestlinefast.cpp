@@ -174,6 +174,10 @@ bool FastRequestParser::parse(
                 fine = integerField(value, 0, INT64_MAX, &r.ttftUs);
             } else if (key == "ttfc_us") {
                 fine = integerField(value, 0, INT64_MAX, &r.ttfcUs);
+            } else if (key == "tool_call_events") {
+                fine = intField(value, 0, INT_MAX, &r.toolCallEvents);
+            } else if (key == "tool_calls") {
+                fine = intField(value, 0, INT_MAX, &r.toolCalls);
             } else {
                 return false;
             }
@@ -199,6 +203,11 @@ bool FastRequestParser::parse(
                 fine = textField(value, 0, &text, &present);
                 if (present)
                     r.reasoningText = QByteArray(text.data(), qsizetype(text.size()));
+            } else if (key == "reasoning_tokens") {
+                fine = intField(value, 0, INT_MAX, &r.reasoningTokens);
+            } else if (key == "reasoning_tokens_source") {
+                fine = textField(value, 0, &text, &present);
+                r.reasoningTokensFromUsage = present && text == "usage";
             } else {
                 return false;
             }
@@ -279,6 +288,11 @@ bool FastRequestParser::parse(
             } else {
                 return false;
             }
+            break;
+        case 'a':
+            if (key != "answer_tokens")
+                return false;
+            fine = intField(value, 0, INT_MAX, &r.answerTokens);
             break;
         case 'w':
             if (key != "warmup")

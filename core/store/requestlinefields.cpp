@@ -40,6 +40,11 @@ const std::unordered_map<std::string_view, RequestField>& requestLineFields()
         { "reasoning_sha256", RequestField::ReasoningSha },
         { "output_text", RequestField::OutputText },
         { "reasoning_text", RequestField::ReasoningText },
+        { "reasoning_tokens", RequestField::ReasoningTokens },
+        { "reasoning_tokens_source", RequestField::ReasoningTokensSource },
+        { "answer_tokens", RequestField::AnswerTokens },
+        { "tool_call_events", RequestField::ToolCallEvents },
+        { "tool_calls", RequestField::ToolCalls },
     };
     return map;
 }
@@ -54,6 +59,10 @@ std::pair<qint64, qint64> rangeOf(RequestField f)
     case RequestField::ProbeRepeat:
     case RequestField::Turn:
     case RequestField::Prefix:
+    case RequestField::ReasoningTokens:
+    case RequestField::AnswerTokens:
+    case RequestField::ToolCallEvents:
+    case RequestField::ToolCalls:
         return { 0, INT_MAX };
     default:
         return { 0, std::numeric_limits<qint64>::max() };

@@ -44,6 +44,11 @@ enum class RequestField {
     ReasoningSha,
     OutputText,
     ReasoningText,
+    ReasoningTokens,
+    ReasoningTokensSource,
+    AnswerTokens,
+    ToolCallEvents,
+    ToolCalls,
 };
 
 const std::unordered_map<std::string_view, RequestField>& requestLineFields();

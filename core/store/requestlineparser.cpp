@@ -132,6 +132,7 @@ private:
         case RequestField::Run:
         case RequestField::Probe:
         case RequestField::OutTokensSource:
+        case RequestField::ReasoningTokensSource:
         case RequestField::Error:
         case RequestField::ErrorDetail:
         case RequestField::OutputSha:
@@ -222,6 +223,9 @@ private:
         case RequestField::OutTokensSource:
             m_record.outTokensFromUsage = v == "usage";
             return true;
+        case RequestField::ReasoningTokensSource:
+            m_record.reasoningTokensFromUsage = v == "usage";
+            return true;
         case RequestField::OutputSha:
         case RequestField::ReasoningSha:
             if (!isHex64(v)) {
@@ -304,6 +308,18 @@ private:
             break;
         case RequestField::Prefix:
             small = &m_record.prefix;
+            break;
+        case RequestField::ReasoningTokens:
+            small = &m_record.reasoningTokens;
+            break;
+        case RequestField::AnswerTokens:
+            small = &m_record.answerTokens;
+            break;
+        case RequestField::ToolCallEvents:
+            small = &m_record.toolCallEvents;
+            break;
+        case RequestField::ToolCalls:
+            small = &m_record.toolCalls;
             break;
         default:
             wrong(QStringLiteral("expected %1, got %2").arg(expected(m_field), QLatin1String(got)));

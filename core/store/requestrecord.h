@@ -4,6 +4,7 @@
 #include <QMetaType>
 #include <QString>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -42,6 +43,15 @@ struct RequestRecord {
     int inTokens = 0;
     int outTokens = 0;
     bool outTokensFromUsage = false;
+    /// Reasoning and answer tokens: set (>= 0) when the stream carried reasoning or
+    /// tool calls, or the usage gave completion_tokens_details.reasoning_tokens.
+    /// The usage's reasoning count wins over the stream's events (the source says which);
+    /// answer tokens are the content events.
+    int reasoningTokens = -1;
+    bool reasoningTokensFromUsage = false;
+    int answerTokens = -1;
+    int toolCallEvents = 0; ///< token events that carried delta.tool_calls
+    int toolCalls = 0; ///< distinct tool calls among them (by index, else by id)
     int status = 0;
     bool ok = false;
     bool warmup = false; ///< excluded from statistics
@@ -53,6 +63,14 @@ struct RequestRecord {
     QByteArray outputText; ///< the content text: kept for probes only
     QByteArray reasoningText; ///< the reasoning text: kept for probes only
     ServerTimings server; ///< the server's timings for this request, when its stream gave them
+
+    /// The inter-token gaps before the first tool-call delta: tool-call deltas
+    /// end a stream (vLLM, SGLang and OpenAI send them after any reasoning and content).
+    qsizetype itlGapsBeforeTools() const { return itlGapsBeforeTools(qsizetype(itlUs.size()), toolCallEvents); }
+    static qsizetype itlGapsBeforeTools(qsizetype gaps, int toolCallEvents)
+    {
+        return toolCallEvents > 0 ? std::max<qsizetype>(0, gaps - toolCallEvents) : gaps;
+    }
 
     qint64 scheduleLagUs() const { return tSendUs - tSchedUs; }
     /// (E2E - TTFT) / (out - 1) in microseconds, or -1 when undefined.

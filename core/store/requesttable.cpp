@@ -44,7 +44,8 @@ void RequestTable::push_back(const RequestRecord& r)
         row.e2eUs = std::int32_t(r.e2eUs);
     }
     const bool needsExtra = wide || !r.probe.isEmpty() || !r.error.isEmpty() || !r.errorDetail.isEmpty()
-        || !r.reasoningSha256.isEmpty() || !r.outputText.isEmpty() || !r.reasoningText.isEmpty();
+        || !r.reasoningSha256.isEmpty() || !r.outputText.isEmpty() || !r.reasoningText.isEmpty()
+        || r.reasoningTokens >= 0 || r.answerTokens >= 0 || r.toolCallEvents > 0;
     if (needsExtra) {
         RequestExtra x;
         x.probe = r.probe;
@@ -54,6 +55,11 @@ void RequestTable::push_back(const RequestRecord& r)
         x.reasoningSha256 = r.reasoningSha256;
         x.outputText = r.outputText;
         x.reasoningText = r.reasoningText;
+        x.reasoningTokens = r.reasoningTokens;
+        x.reasoningTokensFromUsage = r.reasoningTokensFromUsage;
+        x.answerTokens = r.answerTokens;
+        x.toolCallEvents = r.toolCallEvents;
+        x.toolCalls = r.toolCalls;
         if (wide) {
             row.flags |= LoadedRequest::kWide;
             x.id = r.id;
@@ -178,6 +184,11 @@ RequestRecord RequestTable::operator[](std::size_t i) const
         r.reasoningSha256 = x->reasoningSha256;
         r.outputText = x->outputText;
         r.reasoningText = x->reasoningText;
+        r.reasoningTokens = x->reasoningTokens;
+        r.reasoningTokensFromUsage = x->reasoningTokensFromUsage;
+        r.answerTokens = x->answerTokens;
+        r.toolCallEvents = x->toolCallEvents;
+        r.toolCalls = x->toolCalls;
     }
     return r;
 }

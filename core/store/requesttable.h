@@ -65,6 +65,8 @@ struct RequestExtra {
     QByteArray reasoningSha256; ///< 32 raw bytes, or empty
     QByteArray outputText;
     QByteArray reasoningText;
+    int reasoningTokens = -1, answerTokens = -1, toolCallEvents = 0, toolCalls = 0; ///< as in RequestRecord
+    bool reasoningTokensFromUsage = false;
     // Full values when they do not fit a LoadedRequest (kWide).
     qint64 id = 0, tSchedUs = 0, tWireUs = -1, tHeadersUs = -1, ttftUs = -1, ttfcUs = -1, e2eUs = -1;
 };

@@ -8,6 +8,8 @@ QString LoadSpec::validate() const
         return QStringLiteral("base URL must be http:// or https://, got '%1'").arg(baseUrl.toString());
     if (model.isEmpty())
         return QStringLiteral("a model name is required");
+    if (api != ApiKind::Chat && (!prompts.toolsJson.empty() || !prompts.toolChoiceJson.empty()))
+        return QStringLiteral("tools and tool_choice are sent with chat requests only (api \"chat\")");
     if (mode == Mode::Concurrency && concurrency < 1)
         return QStringLiteral("concurrency must be at least 1");
     if (mode == Mode::Rate && !(rate > 0))

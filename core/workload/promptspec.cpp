@@ -52,15 +52,30 @@ std::optional<PromptSpec> parsePromptSpec(
     const bool synthetic = spec.source == PromptSpec::Source::Synthetic;
     for (const auto& item : value.items()) {
         const std::string& key = item.key();
-        const bool common = knownKey(key, { "source", "seed", "multi_turn" });
+        const bool common = knownKey(key, { "source", "seed", "multi_turn", "tools", "tool_choice" });
         const bool own
             = synthetic ? knownKey(key, { "input_tokens", "shared_prefix" }) : knownKey(key, { "path", "format" });
         if (!common && !own)
             errors.emplace_back(field(key.c_str()),
                 QStringLiteral("unknown field for %1 prompts (known: %2)")
                     .arg(source,
-                        synthetic ? QStringLiteral("source, input_tokens, seed, shared_prefix, multi_turn")
-                                  : QStringLiteral("source, path, format, seed, multi_turn")));
+                        synthetic ? QStringLiteral(
+                            "source, input_tokens, seed, shared_prefix, multi_turn, tools, tool_choice")
+                                  : QStringLiteral("source, path, format, seed, multi_turn, tools, tool_choice")));
+    }
+    if (const auto it = value.find("tools"); it != value.end()) {
+        if (!it->is_array() || it->empty()
+            || !std::all_of(it->begin(), it->end(), [](const auto& t) { return t.is_object(); }))
+            errors.emplace_back(field("tools"), QStringLiteral("expected a non-empty list of tool objects"));
+        else
+            spec.toolsJson = it->dump();
+    }
+    if (const auto it = value.find("tool_choice"); it != value.end()) {
+        if (!it->is_string() && !it->is_object())
+            errors.emplace_back(
+                field("tool_choice"), QStringLiteral("expected \"auto\", \"none\", \"required\" or an object"));
+        else
+            spec.toolChoiceJson = it->dump();
     }
     if (const auto it = value.find("seed"); it != value.end()) {
         if (!it->is_number_integer() || it->get<long long>() < 0)

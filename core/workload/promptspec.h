@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace ks {
 
@@ -21,6 +22,9 @@ struct PromptSpec {
     PromptDataset::Format format = PromptDataset::Format::OpenAi;
     std::shared_ptr<const PromptDataset> dataset; ///< loaded when the spec is read
     int turns = 1; ///< multi_turn.turns; 1: single requests
+    /// `tools` and `tool_choice` as JSON text, sent with every chat request; empty: absent.
+    std::string toolsJson;
+    std::string toolChoiceJson;
 
     bool multiTurn() const { return turns > 1; }
 };

@@ -303,6 +303,37 @@ private slots:
         QVERIFY(r.errorDetail.contains(QStringLiteral("slow down")));
         QCOMPARE(r.ttftUs, qint64(-1));
     }
+
+    // Tool-call deltas: events and distinct calls counted apart (by index, else
+    // by id); the usage's reasoning_tokens wins over the reasoning events.
+    void countsReasoningAndToolCalls()
+    {
+        const QByteArray stream
+            = "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\n"
+              "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\n"
+              "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\","
+              "\"type\":\"function\",\"function\":{\"name\":\"f\"}},{\"index\":1,\"id\":\"b\","
+              "\"function\":{\"name\":\"g\"}}]}}]}\n\n"
+              "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,"
+              "\"function\":{\"arguments\":\"{}\"}}]}}]}\n\n"
+              "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"id\":\"c\","
+              "\"function\":{\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n";
+        const QByteArray usage = "data: {\"choices\":[],\"usage\":{\"completion_tokens\":9,"
+                                 "\"completion_tokens_details\":{\"reasoning_tokens\":4}}}\n\ndata: [DONE]\n\n";
+        for (const bool withUsage : { false, true }) {
+            const QByteArray all = stream + (withUsage ? usage : QByteArray("data: [DONE]\n\n"));
+            for (qsizetype cut = 0; cut <= all.size(); cut += 7) {
+                const RequestRecord r = run(all, cut, ApiKind::Chat);
+                QVERIFY(r.ok);
+                QCOMPARE(r.toolCallEvents, 3);
+                QCOMPARE(r.toolCalls, 3); // indices 0 and 1, and id "c" without an index
+                QCOMPARE(r.answerTokens, 1);
+                QCOMPARE(r.reasoningTokens, withUsage ? 4 : 1);
+                QCOMPARE(r.reasoningTokensFromUsage, withUsage);
+                QCOMPARE(r.itlGapsBeforeTools(), qsizetype(1));
+            }
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestChunkDecoder)

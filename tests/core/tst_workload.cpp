@@ -1,3 +1,4 @@
+#include "client/requestfactory.h"
 #include "compare/comparison.h"
 #include "run/experimentspec.h"
 #include "workload/workload.h"
@@ -350,6 +351,39 @@ private slots:
         const json same = compareRuns(file, {}, &error);
         QVERIFY(error.isEmpty());
         QVERIFY(!same[0].contains("different_workloads"));
+    }
+
+    // tools and tool_choice go verbatim into every chat body, on the plain path and a workload's.
+    void toolsAreSentWithChatRequests()
+    {
+        const json tools = json::array({ { { "type", "function" }, { "function", { { "name", "get_weather" } } } } });
+        std::vector<std::pair<QString, QString>> errors;
+        const auto prompts
+            = parsePromptSpec({ { "input_tokens", 8 }, { "tools", tools }, { "tool_choice", "required" } },
+                QStringLiteral("prompts"), errors);
+        QVERIFY(prompts && errors.empty());
+        LoadSpec spec;
+        spec.model = QStringLiteral("m");
+        spec.api = ApiKind::Chat;
+        spec.inputTokens = 8;
+        spec.requests = 4;
+        spec.prompts = *prompts;
+        QVERIFY(spec.validate().isEmpty());
+        for (const bool plain : { true, false }) {
+            if (!plain)
+                spec.prompts.turns = 2;
+            const RequestFactory factory(spec, {});
+            const json body = plain ? json::parse(factory.body(0).toStdString())
+                                    : json::parse(factory.body(factory.workload()->turn(0, 0, {})).toStdString());
+            QVERIFY(body["tools"] == tools);
+            QVERIFY(body["tool_choice"] == "required");
+        }
+        spec.api = ApiKind::Completions;
+        QVERIFY(spec.validate().contains(QLatin1String("chat")));
+        errors.clear();
+        parsePromptSpec({ { "tools", json::array() } }, QStringLiteral("prompts"), errors);
+        QCOMPARE(errors.size(), std::size_t(1));
+        QCOMPARE(errors[0].first, QStringLiteral("prompts.tools"));
     }
 };
 

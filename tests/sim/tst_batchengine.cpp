@@ -238,6 +238,35 @@ private slots:
         QVERIFY2(ttftRatio > 3.0 && ttftRatio < 4.2, qPrintable(QString::number(ttftRatio)));
         QVERIFY2(rateRatio > 0.45 && rateRatio < 0.7, qPrintable(QString::number(rateRatio)));
     }
+
+    // Chunked prefill at prefill_per_token: a prompt four times as long takes
+    // four times the steps to its first token, so TTFT grows in proportion.
+    void longPromptsPrefillInProportion()
+    {
+        auto ttftUs = [](int promptTokens) {
+            EngineConfig c = profileConfig("sim-1.8b", 8);
+            BatchEngine engine(c);
+            engine.submit({ 1, promptTokens, 4, 7 });
+            std::int64_t elapsed = 0;
+            int steps = 0;
+            while (true) {
+                const StepOutcome out = engine.step();
+                elapsed += out.durationUs;
+                ++steps;
+                if (!out.emissions.empty())
+                    return std::pair { elapsed, steps };
+            }
+        };
+        const auto [short32k, steps32k] = ttftUs(32768);
+        const auto [long128k, steps128k] = ttftUs(131072);
+        const SimProfile p = *findProfile(QStringLiteral("sim-1.8b"));
+        QCOMPARE(steps32k, 32768 / p.defaultMaxBatchedTokens);
+        QCOMPARE(steps128k, 131072 / p.defaultMaxBatchedTokens);
+        // Every step pays its base; the last one also samples the first token.
+        QCOMPARE(long128k,
+            std::int64_t(std::llround(steps128k * p.stepBaseUs + p.stepPerSeqUs + 131072 * p.prefillPerTokenUs)));
+        QCOMPARE(long128k, 4 * short32k - 3 * std::int64_t(p.stepPerSeqUs));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestBatchEngine)
