@@ -83,6 +83,14 @@ private slots:
         QCOMPARE(t.entries[2].hashCount, quint32(0));
     }
 
+    void bundledExampleReads()
+    {
+        auto read = readTrace(
+            QStringLiteral(KNOBSCOPE_RESOURCES "/traces/mooncake-example.jsonl"), TraceIndex::Format::Mooncake);
+        QVERIFY2(std::holds_alternative<TraceIndex>(read), qPrintable(messageOf(read)));
+        QCOMPARE(std::get<TraceIndex>(read).entries.size(), std::size_t(60));
+    }
+
     void windowKeepsOnlyItsRows()
     {
         QTemporaryDir dir;
