@@ -31,13 +31,25 @@ ClientLoad clientLoadOf(const LoadResult& result)
     return load;
 }
 
+namespace {
+// Requests per second an open-loop arm plans: its rate, or the trace's mean over the window.
+double offeredRate(const LoadSpec& spec)
+{
+    if (spec.mode != LoadSpec::Mode::Trace || !spec.trace || !spec.trace->index)
+        return spec.rate;
+    const std::vector<TraceEntry>& entries = spec.trace->index->entries;
+    const double spanS = entries.empty() ? 0 : double(entries.back().offsetUs) / 1e6 / spec.trace->speed;
+    return spanS > 0 ? double(entries.size()) / spanS : double(entries.size());
+}
+} // namespace
+
 int chooseWorkerThreads(const LoadSpec& spec)
 {
     if (spec.workerThreads > 0)
         return spec.workerThreads;
     const int cores = std::max(1, QThread::idealThreadCount());
     const int wanted = spec.mode == LoadSpec::Mode::Concurrency ? int(std::ceil(spec.concurrency / 64.0))
-                                                                : int(std::ceil(spec.rate / 100.0));
+                                                                : int(std::ceil(offeredRate(spec) / 100.0));
     return std::clamp(wanted, 1, cores);
 }
 
@@ -65,12 +77,14 @@ QString LoadRunner::start()
     if (m_spec.mode == LoadSpec::Mode::Rate)
         m_state->schedule
             = gammaArrivals(m_spec.rate, m_spec.burstiness, m_spec.requests, m_spec.durationS, m_spec.seed);
+    else if (m_spec.mode == LoadSpec::Mode::Trace)
+        m_state->schedule = m_spec.trace->schedule(m_spec.requests, m_spec.durationS);
 
     m_schedule = std::shared_ptr<const std::vector<qint64>>(m_state, &m_state->schedule);
     const int workers = chooseWorkerThreads(m_spec);
     m_result.workerThreads = workers;
     m_result.cores = std::max(1, QThread::idealThreadCount());
-    m_progress.expected = m_spec.mode == LoadSpec::Mode::Rate ? int(m_state->schedule.size()) : m_spec.requests;
+    m_progress.expected = m_spec.mode == LoadSpec::Mode::Concurrency ? m_spec.requests : int(m_state->schedule.size());
     m_progress.durationS = m_spec.durationS;
     for (int i = 0; i < workers; ++i) {
         const int slotCount = m_spec.mode == LoadSpec::Mode::Concurrency

@@ -179,6 +179,40 @@ std::optional<SweepSpec> readSweep(Checker& c, const json& j, const QString& pat
     return sweep;
 }
 
+// A trace arm's "trace" object; the file is read (its window indexed) here, so a
+// bad trace stops the run before anything is sent.
+std::optional<TraceSpec> readTraceObject(Checker& c, const json& j, const QString& path)
+{
+    if (!c.isObject(j, path))
+        return std::nullopt;
+    c.rejectUnknown(j, path, { "path", "format", "speed", "start_s", "duration_s" });
+    TraceSpec t;
+    const std::size_t before = c.errors.size();
+    t.path = c.string(j, path, "path", true).value_or(QString());
+    const QString format = c.string(j, path, "format", true).value_or(QString());
+    if (const auto f = traceFormatFromName(format))
+        t.format = *f;
+    else if (!format.isEmpty())
+        c.fail(child(path, "format"),
+            QStringLiteral("expected \"mooncake\", \"azure\" or \"knobscope\", got \"%1\"").arg(format));
+    t.speed = c.number(j, path, "speed", false, 0).value_or(1.0);
+    if (const auto start = j.find("start_s"); start != j.end() && !(start->is_number() && start->get<double>() >= 0))
+        c.fail(child(path, "start_s"), QStringLiteral("expected a number of seconds, at least 0"));
+    else if (start != j.end())
+        t.startS = start->get<double>();
+    if (const auto duration = j.find("duration_s"); duration != j.end() && !duration->is_null())
+        t.durationS = c.number(j, path, "duration_s", false, 0).value_or(0);
+    if (c.errors.size() != before)
+        return std::nullopt;
+    auto read = readTrace(t.path, t.format, t.startS, t.durationS);
+    if (const auto* error = std::get_if<QString>(&read)) {
+        c.fail(child(path, "path"), *error);
+        return std::nullopt;
+    }
+    t.index = std::make_shared<const TraceIndex>(std::move(std::get<TraceIndex>(read)));
+    return t;
+}
+
 void readArms(Checker& c, const json& doc, ExperimentSpec& spec)
 {
     const auto it = doc.find("arms");
@@ -197,7 +231,8 @@ void readArms(Checker& c, const json& doc, ExperimentSpec& spec)
             continue;
         c.rejectUnknown(j, path,
             { "name", "mode", "concurrency", "rate", "burstiness", "requests", "duration_s", "max_tokens",
-                "input_tokens", "warmup", "repeats", "over", "values", "auto", "steps", "max_concurrency", "prompts" });
+                "input_tokens", "warmup", "repeats", "over", "values", "auto", "steps", "max_concurrency", "prompts",
+                "trace" });
         ArmSpec arm;
         arm.name = c.string(j, path, "name", true).value_or(QString());
         if (arm.name.startsWith(QLatin1String("probes")))
@@ -220,10 +255,21 @@ void readArms(Checker& c, const json& doc, ExperimentSpec& spec)
             arm.sweep = readSweep(c, j, path);
             arm.mode = arm.sweep && arm.sweep->over == SweepSpec::Over::Rate ? LoadSpec::Mode::Rate
                                                                              : LoadSpec::Mode::Concurrency;
+        } else if (mode == QLatin1String("trace")) {
+            arm.mode = LoadSpec::Mode::Trace;
+            if (const auto trace = j.find("trace"); trace == j.end())
+                c.fail(child(path, "trace"), QStringLiteral("required: the trace to replay"));
+            else
+                arm.trace = readTraceObject(c, *trace, child(path, "trace"));
+            for (const char* key : { "concurrency", "rate", "burstiness", "max_tokens", "input_tokens" })
+                if (j.contains(key))
+                    c.fail(child(path, key), QStringLiteral("not used in trace mode (the trace gives it)"));
         } else if (!mode.isEmpty()) {
             c.fail(child(path, "mode"),
-                QStringLiteral("expected \"concurrency\", \"rate\" or \"sweep\", got \"%1\"").arg(mode));
+                QStringLiteral("expected \"concurrency\", \"rate\", \"sweep\" or \"trace\", got \"%1\"").arg(mode));
         }
+        if (mode != QLatin1String("trace") && j.contains("trace"))
+            c.fail(child(path, "trace"), QStringLiteral("only for \"mode\": \"trace\""));
         if (!arm.sweep)
             for (const char* key : { "over", "values", "auto", "steps", "max_concurrency" })
                 if (j.contains(key))
@@ -235,7 +281,7 @@ void readArms(Checker& c, const json& doc, ExperimentSpec& spec)
         arm.burstiness = c.number(j, path, "burstiness", false, 0).value_or(1);
         arm.requests = c.integer(j, path, "requests", false, 1).value_or(0);
         arm.durationS = c.number(j, path, "duration_s", false, 0).value_or(0);
-        if (!j.contains("requests") && !j.contains("duration_s"))
+        if (!j.contains("requests") && !j.contains("duration_s") && !arm.trace && mode != QLatin1String("trace"))
             c.fail(path, QStringLiteral("bound the arm with \"requests\" or \"duration_s\""));
         if (const auto maxTokens = j.find("max_tokens"); maxTokens != j.end() && maxTokens->is_object())
             arm.maxTokensDist = readLengthDist(c, *maxTokens, child(path, "max_tokens"));

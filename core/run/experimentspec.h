@@ -68,6 +68,7 @@ struct ArmSpec {
     int repeats = 1; ///< runs per configuration: ARM, ARM#2, ...
     std::optional<SweepSpec> sweep; ///< set for "mode": "sweep"; mode/concurrency/rate then describe each step
     std::optional<PromptSpec> prompts; ///< the arm's own prompts, replacing the spec's
+    std::optional<TraceSpec> trace; ///< set for "mode": "trace"
 };
 
 struct ProbeSpec {

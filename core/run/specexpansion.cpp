@@ -95,6 +95,7 @@ LoadSpec ExperimentSpec::loadSpec(const ConfigSpec& config, const ArmSpec& arm) 
     load.concurrency = arm.concurrency;
     load.rate = arm.rate;
     load.burstiness = arm.burstiness;
+    load.trace = arm.trace;
     load.requests = arm.requests;
     load.durationS = arm.durationS;
     load.warmupRequests = arm.warmup;

@@ -16,13 +16,17 @@ QString LoadSpec::validate() const
         return QStringLiteral("rate must be positive");
     if (!(burstiness > 0))
         return QStringLiteral("burstiness must be positive");
-    if (requests <= 0 && durationS <= 0)
+    if (mode == Mode::Trace && (!trace || !trace->index))
+        return QStringLiteral("a trace arm needs its trace read");
+    if (mode == Mode::Trace && !(trace->speed > 0))
+        return QStringLiteral("the trace's speed must be greater than 0");
+    if (mode != Mode::Trace && requests <= 0 && durationS <= 0)
         return QStringLiteral("bound the load by a request count or a duration");
     if (requests < 0 || durationS < 0 || warmupRequests < 0)
         return QStringLiteral("counts and durations cannot be negative");
     if (maxTokens < 1 || inputTokens < 1)
         return QStringLiteral("max tokens and input tokens must be at least 1");
-    if (prompts.multiTurn() && mode == Mode::Rate)
+    if (prompts.multiTurn() && mode != Mode::Concurrency)
         return QStringLiteral("multi-turn sessions need concurrency mode: sessions, not arrivals, fill the slots");
     if (prompts.multiTurn() && probes)
         return QStringLiteral("probes cannot be multi-turn");
@@ -35,7 +39,7 @@ QString LoadSpec::validate() const
 
 bool LoadSpec::plainPrompts() const
 {
-    return prompts.source == PromptSpec::Source::Synthetic
+    return !trace && prompts.source == PromptSpec::Source::Synthetic
         && (!prompts.inputTokens || (prompts.inputTokens->isFixed() && prompts.inputTokens->value == inputTokens))
         && prompts.prefixes == 0 && !prompts.multiTurn() && !maxTokensDist && !prompts.seed;
 }

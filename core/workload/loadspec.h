@@ -3,6 +3,7 @@
 #include "api/chunkdecoder.h"
 #include "workload/probeset.h"
 #include "workload/promptspec.h"
+#include "workload/tracespec.h"
 
 #include <memory>
 
@@ -14,7 +15,7 @@ namespace ks {
 /// One arm's load against one target: what `knobscope run` takes from flags and
 /// an experiment spec's arm from JSON.
 struct LoadSpec {
-    enum class Mode { Concurrency, Rate };
+    enum class Mode { Concurrency, Rate, Trace };
 
     QUrl baseUrl = QUrl(QStringLiteral("http://127.0.0.1:8000"));
     ApiKind api = ApiKind::Completions;
@@ -39,6 +40,9 @@ struct LoadSpec {
     /// inputTokens words. maxTokensDist, when set, draws max_tokens per request.
     PromptSpec prompts;
     std::optional<LengthDist> maxTokensDist;
+    /// Trace mode: the trace replayed. Each request is sent at its offset / speed
+    /// with its recorded lengths; `requests` and `durationS`, when set, cut it short.
+    std::optional<TraceSpec> trace;
     /// The plain synthetic load (fixed lengths, no prefix, single turns), which
     /// the request factory builds without a workload.
     bool plainPrompts() const;

@@ -1,6 +1,7 @@
 #include "workload/workload.h"
 
 #include "workload/syntheticprompt.h"
+#include "workload/traceprompt.h"
 
 #include <random>
 
@@ -64,6 +65,13 @@ PromptTurn Workload::turn(qint64 session, int turnIndex, const std::vector<QByte
     PromptTurn out;
     auto outputRng = streamFor(seed(), session, turnIndex, kSaltOutput);
     out.maxTokens = m_spec.maxTokensDist ? m_spec.maxTokensDist->draw(outputRng) : m_spec.maxTokens;
+    if (m_spec.trace && m_spec.trace->index && std::size_t(session) < m_spec.trace->index->entries.size()) {
+        const TraceEntry& e = m_spec.trace->index->entries[std::size_t(session)];
+        out.maxTokens = e.outputLen;
+        out.inTokens = e.inputLen;
+        out.messages.push_back({ "user", tracePrompt(*m_spec.trace->index, std::size_t(session), seed()) });
+        return out;
+    }
     if (p.source == PromptSpec::Source::File && p.dataset) {
         const Conversation c = p.dataset->conversation(std::size_t(session) % p.dataset->conversationCount());
         for (const QByteArray& system : c.system)
@@ -113,7 +121,16 @@ json Workload::identity(const LoadSpec& spec)
 {
     const PromptSpec& p = spec.prompts;
     json id = json::object();
-    if (p.source == PromptSpec::Source::File) {
+    if (spec.trace) {
+        const TraceSpec& t = *spec.trace;
+        id["source"] = "trace";
+        id["path"] = t.path.toStdString();
+        id["format"] = traceFormatName(t.format).toStdString();
+        id["speed"] = t.speed;
+        id["start_s"] = t.startS;
+        id["duration_s"] = t.durationS > 0 ? json(t.durationS) : json(nullptr);
+        id["requests"] = t.index ? t.index->entries.size() : 0;
+    } else if (p.source == PromptSpec::Source::File) {
         id["source"] = "file";
         id["path"] = p.path.toStdString();
         id["format"] = formatName(p.format).toStdString();
@@ -130,7 +147,9 @@ json Workload::identity(const LoadSpec& spec)
     id["seed"] = p.seed.value_or(spec.seed);
     if (p.multiTurn())
         id["multi_turn"] = { { "turns", p.turns } };
-    id["max_tokens"] = spec.maxTokensDist ? spec.maxTokensDist->toJson() : json(spec.maxTokens);
+    id["max_tokens"] = spec.trace ? json("trace")
+        : spec.maxTokensDist      ? spec.maxTokensDist->toJson()
+                                  : json(spec.maxTokens);
     id["api"] = spec.api == ApiKind::Chat ? "chat" : "completions";
     return id;
 }

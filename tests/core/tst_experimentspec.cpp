@@ -124,7 +124,7 @@ private slots:
                                            << "arms[0].concurency: unknown field";
         QTest::newRow("bad mode") << "/arms/0/mode"
                                   << "\"burst\""
-                                  << "arms[0].mode: expected \"concurrency\", \"rate\" or \"sweep\"";
+                                  << "arms[0].mode: expected \"concurrency\", \"rate\", \"sweep\" or \"trace\"";
         QTest::newRow("sweep without over") << "/arms/0/mode"
                                             << "\"sweep\""
                                             << "arms[0].over: required";
