@@ -57,7 +57,13 @@ std::optional<double> armSeconds(const ArmSpec& arm, const ConfigSpec& config, d
     if (const auto mns = config.knobText(QStringLiteral("max_num_seqs")))
         slotCount = mns->toInt();
     double total = 0;
-    if (!arm.sweep) {
+    if (arm.mode == LoadSpec::Mode::Trace) {
+        // The recorded schedule's span; each request's own generation overlaps the next sends.
+        if (!arm.trace || !arm.trace->index)
+            return std::nullopt;
+        const std::vector<qint64> sends = arm.trace->schedule(arm.requests, arm.durationS);
+        total = sends.empty() ? 0 : double(sends.back()) / 1e6;
+    } else if (!arm.sweep) {
         const auto s
             = loadSeconds(arm, arm.mode == LoadSpec::Mode::Concurrency, arm.concurrency, arm.rate, slotCount, tpotMs);
         if (!s)
@@ -137,7 +143,8 @@ QString estimateAssumptions(double tpotMs)
         "Each arm's time from its own settings, against each configuration: a closed loop runs its requests in "
         "waves of min(concurrency, max_num_seqs) requests, each wave max_tokens × %1 ms (a nominal time per "
         "output token; knobscope-sim's models run at 16-28 ms, a real server's may differ severalfold); an open "
-        "loop takes requests ÷ rate; duration_s caps either. Repeats and sweep steps multiply. Not counted: "
+        "loop takes requests ÷ rate; a trace arm its recorded schedule ÷ speed; duration_s caps either. Repeats and "
+        "sweep steps multiply. Not counted: "
         "server starts, prefill, client overhead. \"unknown\": an automatic sweep without duration_s (its rates "
         "come from the server), a length distribution without a mean, a probe file (its size is read at the run).")
         .arg(tpotMs);

@@ -43,6 +43,10 @@ QString applyShard(ExperimentSpec& spec, const ShardId& shard)
     for (std::size_t i = 0; i < spec.arms.size(); ++i) {
         ArmSpec& arm = spec.arms[i];
         const QString path = QStringLiteral("arms[%1]").arg(i);
+        if (arm.mode == LoadSpec::Mode::Trace)
+            return QStringLiteral("%1: a trace arm replays one recorded schedule and cannot be split over shards; "
+                                  "run it from one host")
+                .arg(path);
         if (arm.mode == LoadSpec::Mode::Concurrency) {
             if (arm.concurrency < shard.count)
                 return QStringLiteral("%1.concurrency: %2 streams cannot be split over %3 shards (each needs one)")
