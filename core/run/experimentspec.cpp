@@ -1,5 +1,6 @@
 #include "run/experimentspec.h"
 #include "run/gridexpansion.h"
+#include "run/searchspecreader.h"
 #include "run/specchecker.h"
 
 #include <QRegularExpression>

@@ -1,5 +1,6 @@
 #include "run/searchspec.h"
 
+#include "run/searchspecreader.h"
 #include "run/specchecker.h"
 
 #include <QStringList>

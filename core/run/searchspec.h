@@ -8,11 +8,6 @@
 
 namespace ks {
 
-struct ExperimentSpec;
-namespace spec {
-class Checker;
-}
-
 /// The search for the best value of one knob (docs/experiments.md, "Search"):
 /// every probe is the spec's one configuration with the knob set to a value
 /// the search chooses, run with every arm on a freshly started server.
@@ -37,11 +32,5 @@ struct SearchSpec {
     /// The value as the knob is written (an integer knob as a JSON integer).
     nlohmann::json knobValue(double value) const;
 };
-
-/// Reads the spec's top-level `search` (absent or null: nothing) into
-/// spec.search, after the configurations, arms and server are read: checks the
-/// range, the scale, the objective against the arm, that there is exactly one
-/// configuration and a server command to restart per probe.
-void readSearch(spec::Checker& c, const nlohmann::json& doc, ExperimentSpec& spec);
 
 } // namespace ks

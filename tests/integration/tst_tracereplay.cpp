@@ -144,7 +144,7 @@ std::map<qint64, kssim::TruthRecord> truthById(const QString& path)
 // p50, on a debug or sanitizer build of a loaded machine. A client that sent in
 // bursts, kept a closed loop or drifted off the offsets misses both by far more.
 // The 5 ms figure on a release build is a measurement, not an assertion:
-// bench/trace_schedule.sh and docs/PERFORMANCE.md ("Trace replay").
+// bench/trace_schedule.py and docs/PERFORMANCE.md ("Trace replay").
 constexpr double kP50BoundMs = 10.0;
 constexpr double kP99BoundMs = 25.0;
 
