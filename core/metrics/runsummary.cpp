@@ -1,6 +1,7 @@
 #include "metrics/runsummary.h"
 
 #include "metrics/percentiles.h"
+#include "metrics/tracelateness.h"
 #include "metrics/ttftsplit.h"
 
 #include <QStringList>
@@ -345,6 +346,8 @@ QString formatSummaryTable(const nlohmann::json& s)
                  .arg(s.value("out_tok_per_s", 0.0), 0, 'f', 1)
                  .arg(s.value("goodput_req_per_s", 0.0), 0, 'f', 2)
                  .arg(sloText);
+    if (const std::string trace = traceLatenessLine(s.value("trace", nlohmann::json())); !trace.empty())
+        lines << QString::fromStdString(trace);
     for (const auto& w : s.value("warnings", nlohmann::json::array()))
         lines << QStringLiteral("  WARNING: ") + QString::fromStdString(w.get<std::string>());
     return lines.join(QLatin1Char('\n'));

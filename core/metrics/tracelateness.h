@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
 #include <vector>
 
 namespace ks {
@@ -17,5 +18,10 @@ inline constexpr double kTraceLateMs = 10.0;
 nlohmann::json traceLateness(const std::vector<RequestRecord>& records);
 /// The same from lateness values in milliseconds (reordered).
 nlohmann::json traceLatenessOf(std::vector<double>& lateMs);
+/// A warning when the client fell behind the recorded schedule (p99 over
+/// kTraceLateMs), naming how far and how many sends; empty when it kept it.
+std::string traceLatenessWarning(const nlohmann::json& trace, int requests);
+/// "  trace: sends late p50 X ms, p99 Y ms, N over 10 ms" for a summary table.
+std::string traceLatenessLine(const nlohmann::json& trace);
 
 } // namespace ks

@@ -360,8 +360,12 @@ void ExperimentRunner::finishRun(
         offerHistogramSplit(summary, m_scraper->firstHistograms(), m_scraper->lastHistograms());
     if (m_probeRestart >= 0)
         summary["drift"] = m_snapshots.drift().runSummary(config.label, m_probeRestart, int(m_probeSet->probes.size()));
-    if (m_probeRestart < 0 && m_arm < m_spec.arms.size() && m_spec.arms[m_arm].mode == LoadSpec::Mode::Trace)
+    if (m_probeRestart < 0 && m_arm < m_spec.arms.size() && m_spec.arms[m_arm].mode == LoadSpec::Mode::Trace) {
         summary["trace"] = traceLateness(records); // how well the client kept the recorded schedule
+        if (const std::string late = traceLatenessWarning(summary["trace"], summary.value("requests", 0));
+            !late.empty())
+            summary["warnings"].push_back(late);
+    }
     summary["knobs"] = config.knobs; // each summary alone says what it measured (a grid's point)
     summary["model"] = text(config.model);
     summary["server"] = segment.server.summary(m_metricsProblem, m_scraper.get());

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
+
 using namespace ks;
 using nlohmann::json;
 
@@ -258,6 +260,17 @@ private slots:
         QVERIFY(late["late_p99_ms"].get<double>() > 10);
         QCOMPARE(late["late_over_10ms"].get<int>(), 5);
         QVERIFY(traceLateness({}).is_null());
+
+        // A client that fell behind says so, with how far and how many; one that kept up says nothing.
+        const std::string warning = traceLatenessWarning(late, 100);
+        QVERIFY2(warning.find("fell behind the trace") != std::string::npos, warning.c_str());
+        QVERIFY2(warning.find("5 of 100 more than 10 ms late") != std::string::npos, warning.c_str());
+        QVERIFY(traceLatenessWarning(json { { "late_p50_ms", 0.2 }, { "late_p99_ms", 4.0 } }, 100).empty());
+        QVERIFY(!traceLatenessWarning(json { { "late_p99_ms", std::nan("") } }, 100).empty());
+        QCOMPARE(QString::fromStdString(traceLatenessLine(late)),
+            QStringLiteral("  trace: sends late p50 0.20 ms, p99 %1 ms, 5 more than 10 ms late")
+                .arg(late["late_p99_ms"].get<double>(), 0, 'f', 2));
+        QVERIFY(traceLatenessLine(json()).empty());
     }
 
     void specReadsATraceArm()
