@@ -2,6 +2,8 @@
 
 #include <QStringList>
 
+#include <algorithm>
+
 namespace ks {
 
 namespace {
@@ -85,10 +87,12 @@ json reasoningFigures(const json& summary)
             if (const double total = numberAt(summary, p.total); total >= 0)
                 out[p.key] = total / ok;
     }
+    // Over every generated token: a tool-calling answer streams its tokens as tool-call deltas, not content.
     const double reasoning = numberAt(summary, "reasoning_tokens");
-    const double answer = numberAt(summary, "answer_tokens");
-    if (reasoning >= 0 && answer >= 0 && reasoning + answer > 0)
-        out["reasoning_share"] = reasoning / (reasoning + answer);
+    const double generated = reasoning + std::max(0.0, numberAt(summary, "answer_tokens"))
+        + std::max(0.0, numberAt(summary, "tool_call_events"));
+    if (reasoning >= 0 && generated > 0)
+        out["reasoning_share"] = reasoning / generated;
     if (const auto itl = summary.find("itl_ms_no_tools"); itl != summary.end() && itl->is_object())
         out["itl_ms_no_tools"] = *itl;
     if (out.empty())
@@ -157,9 +161,10 @@ QString reasoningMarkdown(const json& arm)
         out += QStringLiteral("| %1 |\n").arg(row.join(QStringLiteral(" | ")));
     }
     return out
-        + QStringLiteral("\nPer ok request; reasoning share = reasoning / (reasoning + answer) tokens; \"no tools\": "
-                         "ITL over each request's gaps before its first tool-call delta. Ratios against %1, no "
-                         "interval.\n")
+        + QStringLiteral(
+            "\nPer ok request; reasoning share = reasoning / (reasoning + answer + tool-call) tokens; \"no tools\": "
+            "ITL over each request's gaps before its first tool-call delta. Ratios against %1, no "
+            "interval.\n")
               .arg(QString::fromStdString(baseline.is_string() ? baseline.get<std::string>() : std::string()));
 }
 

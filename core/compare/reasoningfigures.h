@@ -8,8 +8,8 @@ namespace ks {
 
 /// A configuration's reasoning and tool-call figures, per ok request, from its
 /// summary's totals (docs/metrics.md): `reasoning_tokens_per_request`,
-/// `answer_tokens_per_request`, `reasoning_share` (reasoning / (reasoning +
-/// answer)), `tool_call_events_per_request`, `tool_calls_per_request` and
+/// `answer_tokens_per_request`, `reasoning_share` (reasoning over reasoning, answer and tool-call
+/// tokens), `tool_call_events_per_request`, `tool_calls_per_request` and
 /// `itl_ms_no_tools`, each only where the summary has it. Null when it has none
 /// of them (a run without reasoning or tool calls, an older file).
 nlohmann::json reasoningFigures(const nlohmann::json& summary);

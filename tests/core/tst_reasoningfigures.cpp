@@ -72,7 +72,7 @@ private slots:
         QCOMPARE(a["ok"].get<double>(), 4.0);
         QCOMPARE(a["reasoning_tokens_per_request"].get<double>(), 30.0);
         QCOMPARE(a["answer_tokens_per_request"].get<double>(), 10.0);
-        QCOMPARE(a["reasoning_share"].get<double>(), 0.75);
+        QCOMPARE(a["reasoning_share"].get<double>(), 30.0 / 45.0); // over answer and tool-call tokens too
         QCOMPARE(a["tool_call_events_per_request"].get<double>(), 5.0);
         QCOMPARE(a["tool_calls_per_request"].get<double>(), 1.0);
         QCOMPARE(a["itl_ms_no_tools"]["p50"].get<double>(), 10.0);
@@ -97,8 +97,8 @@ private slots:
                                             "| ITL p99 ms | ITL p99 ms no tools |")),
             qPrintable(md));
         QVERIFY2(
-            md.contains(QStringLiteral("| a | 30.0 | 10.0 | 75.0 | 5.0 | 1.00 | 10.00 | 10.00 |")), qPrintable(md));
-        QVERIFY2(md.contains(QStringLiteral("| b | 60.0 (2.00x) | 20.0 (2.00x) | 75.0 (1.00x) | 10.0 (2.00x) | "
+            md.contains(QStringLiteral("| a | 30.0 | 10.0 | 66.7 | 5.0 | 1.00 | 10.00 | 10.00 |")), qPrintable(md));
+        QVERIFY2(md.contains(QStringLiteral("| b | 60.0 (2.00x) | 20.0 (2.00x) | 66.7 (1.00x) | 10.0 (2.00x) | "
                                             "2.00 (2.00x) | 20.00 | 20.00 (2.00x) |")),
             qPrintable(md));
         QVERIFY(md.contains(QStringLiteral("Ratios against a, no interval.")));
@@ -106,7 +106,7 @@ private slots:
         QVERIFY2(
             csv.contains(QStringLiteral("tools,b,reasoning_tokens_per_request,,60.0000,2.0000,,,\n")), qPrintable(csv));
         QVERIFY2(csv.contains(QStringLiteral("tools,b,itl_ms_no_tools,p99,20.0000,2.0000,,,\n")), qPrintable(csv));
-        QVERIFY(csv.contains(QStringLiteral("tools,a,reasoning_share,,0.7500,1.0000,,,\n")));
+        QVERIFY(csv.contains(QStringLiteral("tools,a,reasoning_share,,0.6667,1.0000,,,\n")));
     }
 
     // A configuration without the figures shows n/a, and no ratio is taken against a baseline without them.
@@ -124,7 +124,7 @@ private slots:
         QVERIFY(!b["ratio"].contains("reasoning_tokens_per_request")); // 30 / 0
         QCOMPARE(b["ratio"]["answer_tokens_per_request"].get<double>(), 0.25);
         QVERIFY(!b["ratio"].contains("itl_ms_no_tools"));
-        QVERIFY(compareMarkdown(arms).contains(QStringLiteral("| b | 30.0 | 10.0 (0.25x) | 75.0 | 5.0 | 1.00 |")));
+        QVERIFY(compareMarkdown(arms).contains(QStringLiteral("| b | 30.0 | 10.0 (0.25x) | 66.7 | 5.0 | 1.00 |")));
     }
 
     // A run without reasoning or tool calls: compare's output byte for byte as before these figures.
