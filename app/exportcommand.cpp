@@ -32,6 +32,7 @@ int exportMain(int argc, char** argv)
     parser.addPositionalArgument(QStringLiteral("RUNS.jsonl"), QStringLiteral("A run file."));
     parser.addOption({ QStringLiteral("chart"),
         QStringLiteral("ttft, tpot, itl, e2e, throughput (grouped bars), cdf-ttft, cdf-tpot, cdf-itl, cdf-e2e, "
+                       "reasoning, tool-calls, itl-no-tools, cdf-itl-no-tools (runs with reasoning or tool calls), "
                        "knee (a sweep arm: latency against achieved load, SLO and capacity), or drift (probe changes "
                        "per configuration), or live-ttft, live-tpot, live-itl, live-throughput, live-server, "
                        "live-errors, live-gpu, live-drift (the Live page's chart over experiment time, as a replay "

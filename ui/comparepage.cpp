@@ -8,6 +8,7 @@
 #include "compare/searchreport.h"
 #include "compare/sweepcompare.h"
 #include "compareexport.h"
+#include "comparemetrics.h"
 #include "htmlreport.h"
 #include "knobrangepanel.h"
 #include "models/comparetablemodel.h"
@@ -55,27 +56,6 @@ const nlohmann::json* armOf(const nlohmann::json& compare, const QString& arm)
             return &a;
     }
     return nullptr;
-}
-
-std::vector<double> valuesOf(const RunData& run, const QString& key)
-{
-    std::vector<double> v;
-    const RequestTable& t = run.requests;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        const RequestTimes r = t.times(i);
-        if (!r.ok || r.warmup)
-            continue;
-        if (key == QLatin1String("ttft_ms") && r.ttftUs >= 0)
-            v.push_back(double(r.ttftUs) / 1000.0);
-        else if (key == QLatin1String("tpot_ms") && r.tpotUs() >= 0)
-            v.push_back(r.tpotUs() / 1000.0);
-        else if (key == QLatin1String("e2e_ms"))
-            v.push_back(double(r.e2eUs) / 1000.0);
-        else if (key == QLatin1String("itl_ms"))
-            for (std::int32_t gap : t.itl(i))
-                v.push_back(double(gap) / 1000.0);
-    }
-    return v;
 }
 
 // A configuration that ran another workload than the baseline says so wherever it is named.
@@ -238,6 +218,14 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
             }
         }
     }
+    // The reasoning and tool-call charts only when the comparison has their figures.
+    const QString metric = m_metric->currentData().toString();
+    while (m_metric->count() > int(std::size(kMetrics)))
+        m_metric->removeItem(m_metric->count() - 1);
+    for (const ReasoningMetric& m : kReasoningMetrics)
+        if (comparisonHasMetric(m_result->compare, QLatin1String(m.key)))
+            m_metric->addItem(tr(m.title), QString::fromLatin1(m.key));
+    m_metric->setCurrentIndex(std::max(0, m_metric->findData(metric)));
     m_filling = false;
     const QString files = m_result->otherPath.isEmpty()
         ? m_result->path
@@ -391,11 +379,14 @@ void ComparePage::showMetric(const QString& armName, const QString& key)
     const bool throughput = key == QLatin1String("throughput");
     const QString title
         = throughput ? tr("throughput (requests/s)") : tr("%1 (ms)").arg(key.section(QLatin1Char('_'), 0, 0).toUpper());
+    const MetricBars extra = isReasoningMetric(key) ? reasoningBars(*arm, key) : MetricBars();
     for (const nlohmann::json& c : (*arm)["configs"]) {
         BarChart::Set set;
         set.name = configLegend(c);
         set.color = configColor(index++);
-        if (throughput) {
+        if (!extra.categories.isEmpty()) {
+            set.values = extra.values.value(index - 1);
+        } else if (throughput) {
             set.values = { c.value("req_per_s", 0.0), c.value("goodput_req_per_s", 0.0) };
         } else if (c[key.toStdString()].is_object()) {
             const nlohmann::json& m = c[key.toStdString()];
@@ -405,19 +396,25 @@ void ComparePage::showMetric(const QString& armName, const QString& key)
         }
         sets << set;
     }
-    m_bars->setData(chartTitle(armName, title),
-        throughput ? QStringList { tr("req/s"), tr("goodput req/s") }
-                   : QStringList { QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99") },
-        sets, throughput ? tr("requests/s") : tr("ms"));
-    const QString metric = key.section(QLatin1Char('_'), 0, 0).toUpper();
+    m_bars->setData(chartTitle(armName, extra.categories.isEmpty() ? title : extra.what),
+        !extra.categories.isEmpty() ? extra.categories
+            : throughput            ? QStringList { tr("req/s"), tr("goodput req/s") }
+                         : QStringList { QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99") },
+        sets,
+        !extra.categories.isEmpty() ? extra.yLabel
+            : throughput            ? tr("requests/s")
+                                    : tr("ms"));
+    const QString metric = key == QLatin1String("itl-no-tools") ? tr("ITL without tool deltas")
+                                                                : key.section(QLatin1Char('_'), 0, 0).toUpper();
     m_cdf->clear(chartTitle(armName, tr("%1 CDF").arg(metric)), tr("%1 (ms)").arg(metric));
-    if (!throughput && m_result->file) {
+    const bool perRequest = !extra.categories.isEmpty() && key != QLatin1String("itl-no-tools"); // no distribution
+    if (!throughput && !perRequest && m_result->file) {
         int i = 0;
         for (const nlohmann::json& c : (*arm)["configs"]) {
             const std::string run = c.value("run", std::string());
             for (const RunData& r : m_result->file->runs)
                 if (r.run.toStdString() == run)
-                    m_cdf->addCurve(configLegend(c), configColor(i), valuesOf(r, key));
+                    m_cdf->addCurve(configLegend(c), configColor(i), metricValuesOf(r, key));
             ++i;
         }
     }
@@ -448,9 +445,18 @@ bool ComparePage::exportChart(
     }
     const bool cdf = chart.startsWith(QLatin1String("cdf-"));
     const QString metric = cdf ? chart.mid(4) : chart;
-    const QString key = metric == QLatin1String("throughput") ? metric : metric + QStringLiteral("_ms");
-    if (m_metric->findData(key) < 0 || (cdf && metric == QLatin1String("throughput"))) {
-        *error = tr("unknown chart \"%1\" (ttft, tpot, itl, e2e, throughput, or cdf-ttft and so on)").arg(chart);
+    const QString key
+        = metric == QLatin1String("throughput") || isReasoningMetric(metric) ? metric : metric + QStringLiteral("_ms");
+    if (isReasoningMetric(metric) && m_metric->findData(key) < 0) {
+        *error = tr("%1 has no figures for chart \"%2\" (no request with reasoning or tool calls)")
+                     .arg(m_result->path, chart);
+        return false;
+    }
+    const bool hasCdf = key.endsWith(QLatin1String("_ms")) || key == QLatin1String("itl-no-tools");
+    if (m_metric->findData(key) < 0 || (cdf && !hasCdf)) {
+        *error = tr("unknown chart \"%1\" (ttft, tpot, itl, e2e, throughput, reasoning, tool-calls, itl-no-tools, or "
+                    "cdf-ttft and so on)")
+                     .arg(chart);
         return false;
     }
     showMetric(arm, key);

@@ -31,9 +31,11 @@ public:
 
     void setResult(std::shared_ptr<const LoadedRunFile> result);
     void selectArm(const QString& arm);
-    void selectMetric(const QString& key); ///< ttft_ms, tpot_ms, itl_ms, e2e_ms, throughput
+    /// ttft_ms, tpot_ms, itl_ms, e2e_ms, throughput; reasoning, tool-calls, itl-no-tools where the file has them
+    void selectMetric(const QString& key);
 
-    /// Writes one chart: `chart` is ttft|tpot|itl|e2e|throughput (bars), cdf-ttft|cdf-tpot|... , or knee
+    /// Writes one chart: `chart` is ttft|tpot|itl|e2e|throughput|reasoning|tool-calls|itl-no-tools (bars),
+    /// cdf-ttft|cdf-tpot|...|cdf-itl-no-tools, or knee
     /// (a sweep arm, or any of its steps).
     bool exportChart(const QString& chart, const QString& arm, const QString& path, const QSize& size, QString* error);
     /// Every chart of every arm (PNG and SVG), the tables (CSV, Markdown) and an index.md.

@@ -1,6 +1,7 @@
 #include "htmlreportsections.h"
 
 #include "compare/compareformat.h"
+#include "compare/reasoningfigures.h"
 #include "compare/sweepcompare.h"
 #include "drift/driftanalysis.h"
 #include "metrics/runsummary.h"
@@ -118,6 +119,27 @@ QString diagnoses(const json& arm)
         : QStringLiteral("<h3>Why the numbers moved</h3>\n<ul class=\"why\">\n") + items + QStringLiteral("</ul>\n");
 }
 
+// Reasoning and tool calls per ok request, one row per configuration, when the arm has them.
+QString reasoningTools(const json& arm)
+{
+    if (!ks::armHasReasoning(arm))
+        return {};
+    QStringList header { QStringLiteral("config") };
+    for (const ks::ReasoningColumn& c : ks::kReasoningColumns)
+        header << esc(QString::fromLatin1(c.title));
+    QString body;
+    for (const json& config : arm.value("configs", json::array())) {
+        QStringList cells;
+        for (const ks::ReasoningColumn& c : ks::kReasoningColumns)
+            cells << esc(ks::reasoningCell(config, c, config.value("config", json()) == arm.value("baseline", json())));
+        body += row(cells, esc(config.value("config", std::string())));
+    }
+    return QStringLiteral("<h3>Reasoning and tool calls</h3>\n") + table(header, body)
+        + paragraph(QStringLiteral("Per ok request; reasoning share: of every generated token (reasoning, answer and "
+                                   "tool-call deltas); \u201cno tools\u201d: ITL over each request's gaps before its "
+                                   "first tool-call delta. Ratios against the baseline, without intervals."));
+}
+
 // Where TTFT went, from the server's own figures (docs/metrics.md), as compare --format md says it.
 QString ttftSplit(const json& arm)
 {
@@ -233,7 +255,7 @@ QString htmlArmSection(const json& arm, const QString& id, const QString& charts
         out += paragraph(esc(QStringLiteral("Note: %1.").arg(stringOf(arm, "note"))));
     if (arm.contains("warning"))
         out += paragraph(QStringLiteral("<b>Warning:</b> ") + esc(stringOf(arm, "warning")), "warn");
-    out += diagnoses(arm) + ttftSplit(arm) + repeats(arm);
+    out += diagnoses(arm) + reasoningTools(arm) + ttftSplit(arm) + repeats(arm);
     return out + charts + QStringLiteral("</section>\n");
 }
 

@@ -1,6 +1,7 @@
 #include "compare/compareformat.h"
 
 #include "compare/diagnosis.h"
+#include "compare/reasoningfigures.h"
 #include "compare/sweepcompare.h"
 #include "metrics/runsummary.h"
 #include "metrics/ttftsplit.h"
@@ -232,6 +233,7 @@ QString compareMarkdown(const nlohmann::json& arms)
             out += QStringLiteral("No SLO set: goodput equals throughput.\n");
         for (const QString& line : diagnosisLines(arm))
             out += line + QLatin1Char('\n');
+        out += reasoningMarkdown(arm);
         out += ttftSplitMarkdown(arm);
         out += repeatsMarkdown(arm);
         if (arm.contains("note"))
@@ -287,6 +289,7 @@ QString compareCsv(const nlohmann::json& arms)
                 else
                     out += QString::asprintf(",,,\n");
             }
+            out += reasoningCsv(config, prefix);
         }
     }
     return out;

@@ -1,6 +1,7 @@
 #include "compare/comparison.h"
 
 #include "compare/diagnosis.h"
+#include "compare/reasoningfigures.h"
 #include "compare/requestseries.h"
 #include "compare/runtorun.h"
 #include "compare/sweepcompare.h"
@@ -325,6 +326,10 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             allGentle = allGentle && gentle;
             entry["gentle"] = gentle;
             entry["max_waiting"] = maxWaiting;
+            if (nlohmann::json figures = reasoningFigures(s); !figures.is_null()) {
+                addReasoningRatios(figures, reasoningFigures(baseSummary));
+                entry["reasoning_tools"] = std::move(figures);
+            }
             if (s.contains("ttft_split_ms"))
                 entry["ttft_split_ms"] = s["ttft_split_ms"];
             if (group.runs.size() == 1 && group.runs.front()->summary.is_object()
