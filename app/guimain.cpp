@@ -14,10 +14,11 @@
 
 namespace {
 
-/// `--shot PAGE:WHEN:FILE`: grab the window showing PAGE (live, compare, drift,
+/// `--shot PAGE:WHEN:FILE`: grab the window showing PAGE (live, live-knob, compare, drift,
 /// log) WHEN seconds after start, or at "end" of the run; packaging/screenshot uses it.
 struct Shot {
     int page = 0;
+    bool knobChart = false; ///< "live-knob": the Live page scrolled to its knob chart
     int afterMs = -1; ///< -1: when the run ends
     QString file;
 };
@@ -29,7 +30,8 @@ bool parseShot(const QString& text, Shot* shot)
         return false;
     static const QStringList pages
         = { QStringLiteral("live"), QStringLiteral("compare"), QStringLiteral("drift"), QStringLiteral("log") };
-    shot->page = int(pages.indexOf(parts[0]));
+    shot->knobChart = parts[0] == QLatin1String("live-knob");
+    shot->page = shot->knobChart ? 0 : int(pages.indexOf(parts[0]));
     bool ok = true;
     shot->afterMs = parts[1] == QLatin1String("end") ? -1 : int(parts[1].toDouble(&ok) * 1000);
     shot->file = parts.mid(2).join(QLatin1Char(':'));
@@ -41,6 +43,10 @@ void take(ks::MainWindow* window, const Shot& shot)
     window->pages()->setCurrentIndex(shot.page);
     window->livePage()->resetZoom();
     QApplication::processEvents();
+    if (shot.knobChart) {
+        window->livePage()->revealKnobChart();
+        QApplication::processEvents();
+    }
     if (window->grab().save(shot.file))
         std::fprintf(stderr, "knobscope: wrote %s\n", qPrintable(shot.file));
     else
@@ -80,8 +86,9 @@ int guiMain(int argc, char** argv)
         QStringLiteral("Experiment to open, or a run file to replay (optional; 'knobscope open RUNS.jsonl' too)."));
     parser.addOption({ QStringLiteral("run"), QStringLiteral("Start the experiment at once.") });
     parser.addOption({ QStringLiteral("shot"),
-        QStringLiteral("Save a screenshot of PAGE (live|compare|drift|log) WHEN seconds after start or at 'end' of "
-                       "the run, then quit after the last one. Repeatable."),
+        QStringLiteral(
+            "Save a screenshot of PAGE (live|live-knob|compare|drift|log) WHEN seconds after start or at 'end' of "
+            "the run, then quit after the last one. Repeatable."),
         QStringLiteral("PAGE:WHEN:FILE") });
     parser.addOption({ QStringLiteral("baseline"),
         QStringLiteral("A saved run file drawn faded under the Live charts (the Live page's Baseline menu)."),

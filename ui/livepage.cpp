@@ -112,6 +112,7 @@ LivePage::LivePage(QWidget* parent)
     auto* gridArea = new QWidget(this);
     gridArea->setLayout(grid);
     auto* scroll = new QScrollArea(this);
+    m_chartScroll = scroll;
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidget(gridArea);

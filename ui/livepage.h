@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 class QCheckBox;
+class QScrollArea;
 class QMenu;
 class QPushButton;
 class QToolButton;
@@ -65,6 +66,8 @@ public:
     /// hidden while no knob varies (livepageknob.cpp).
     KnobPlot* knobChart() const { return m_knob; }
     void showKnobRange(const LoadedRunFile& soFar);
+    /// Scrolls the charts so the knob chart shows, when it does (--shot live-knob:...).
+    void revealKnobChart();
     /// The x of a snapshot of `run` taken `atS` seconds into that run.
     double xOf(const QString& run, double atS) const { return m_offsets.value(run) + atS; }
     RunListModel* runs() const { return m_runs; }
@@ -105,6 +108,7 @@ private:
     bool m_cumulative = false;
     KneePlot* m_knee;
     KnobPlot* m_knob;
+    QScrollArea* m_chartScroll = nullptr;
     QLabel* m_legend;
     QCheckBox* m_cumulativeBox;
     SteerBox* m_steerBox;

@@ -6,6 +6,8 @@
 #include "compare/knobresponse.h"
 #include "runfileloader.h"
 
+#include <QScrollArea>
+
 namespace ks {
 
 void LivePage::showKnobRange(const LoadedRunFile& soFar)
@@ -22,6 +24,12 @@ void LivePage::showKnobRange(const LoadedRunFile& soFar)
     m_knob->setResponse(
         tr("%1 · %2 against %3 (each finished arm)").arg(name, response.metricTitle, knobs.first()), response);
     m_knob->show();
+}
+
+void LivePage::revealKnobChart()
+{
+    if (m_knob->isVisible())
+        m_chartScroll->ensureWidgetVisible(m_knob, 0, 0);
 }
 
 } // namespace ks
