@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""The dashboard's pipeline from source to page, timed from inside the dashboard.
+
+The dashboard writes what it measures when KNOBSCOPE_PROFILE names a file
+(ui/uiprofile.h): one JSON line per second of the GUI thread's busy time (time
+inside outermost event handlers), one per part of an arm's end handled by the
+main window (the summary, the copied run file, the Compare and Drift result),
+and the first frame painted after an opened run file's result reached the pages.
+This bench runs the release build's dashboard against knobscope-sim in three parts:
+
+  stream  one configuration, one closed-loop arm of 1024 streams for 30 s:
+          the GUI thread's busy ms per wall second, p50/p95/max, over the arm
+  sweep   a 60-step concurrency sweep of short steps (1 s each, 16 tokens):
+          the GUI thread's ms spent on each arm's end (summary + record + result),
+          at arms 1, 30 and 60, and the ratio 60th/1st (also of the means of the
+          first and last five arms); and the latency from the arm recorded to its
+          Compare result shown (that includes the comparison on a worker thread)
+  open    a 200-arm run file, written once by `knobscope run` against the simulator
+          (or given with --open-file), opened --open-repeats times: ms from the
+          start of guiMain to the first frame showing it, and to the frame with its
+          intervals, and the process's peak RSS (VmHWM) once the intervals are shown
+
+The dashboard runs on an Xvfb display this bench starts (or QT_QPA_PLATFORM=offscreen
+with --platform offscreen), with HOME and the XDG directories in a temporary folder
+so that no settings or run files of the user are read or written. It prints numbers
+and ratios and asserts nothing; --out FILE writes them as JSON, with the load average.
+
+  bench/ui_pipeline.py [--build-dir build/release] [--parts stream,sweep,open] [--out ui.json]
+"""
+import argparse
+import datetime
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from send_path import percentile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+class Simulator:
+    def __init__(self, sim, profile, slots, log_path):
+        self.log = open(log_path, "w")
+        self.proc = subprocess.Popen(
+            [sim, "--port", "0", "--profile", profile, "--max-num-seqs", str(slots),
+             "--kv-cache-tokens", str(max(slots * 512, 100000))],
+            stdout=subprocess.PIPE, stderr=self.log, text=True)
+        line = self.proc.stdout.readline()
+        if "listening on" not in line:
+            self.stop()
+            raise RuntimeError("knobscope-sim did not start: %r" % line)
+        self.url = line.split()[-1]
+
+    def peak_connections(self):
+        try:
+            with urllib.request.urlopen(self.url + "/metrics", timeout=5) as r:
+                for line in r.read().decode().splitlines():
+                    if line.startswith("knobscope_sim_open_connections_peak"):
+                        return int(float(line.split()[-1]))
+        except OSError:
+            pass
+        return None
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+class Display:
+    """An Xvfb display of our own (so the dashboard's pid is ours to read and stop), or offscreen."""
+
+    def __init__(self, platform):
+        self.proc = None
+        self.env = {}
+        if platform == "offscreen":
+            self.env = {"QT_QPA_PLATFORM": "offscreen"}
+            return
+        read_fd, write_fd = os.pipe()
+        self.proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1600x1000x24",
+                                      "-nolisten", "tcp"], pass_fds=(write_fd,), stderr=subprocess.DEVNULL)
+        os.close(write_fd)
+        with os.fdopen(read_fd) as r:
+            number = r.readline().strip()
+        if not number:
+            raise RuntimeError("Xvfb did not start")
+        self.env = {"DISPLAY": ":" + number, "QT_QPA_PLATFORM": "xcb"}
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait()
+
+
+class Dashboard:
+    """One dashboard process with profiling on; lines() returns the profile lines written so far."""
+
+    def __init__(self, args, display, home, argv, tag):
+        self.profile_path = os.path.join(home, tag + ".profile.jsonl")
+        env = dict(os.environ)
+        env.update(display.env)
+        env.update({"HOME": home, "XDG_CONFIG_HOME": os.path.join(home, "config"),
+                    "XDG_DATA_HOME": os.path.join(home, "data"), "XDG_CACHE_HOME": os.path.join(home, "cache"),
+                    "KNOBSCOPE_PROFILE": self.profile_path})
+        self.log = open(os.path.join(home, tag + ".log"), "w")
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen([args.knobscope] + argv + ["--size", args.size], env=env,
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        self.offset = 0
+        self.records = []
+
+    def lines(self):
+        try:
+            with open(self.profile_path) as f:
+                f.seek(self.offset)
+                chunk = f.read()
+        except FileNotFoundError:
+            return self.records
+        end = chunk.rfind("\n") + 1
+        self.offset += len(chunk[:end].encode())
+        for line in chunk[:end].splitlines():
+            self.records.append(json.loads(line))
+        return self.records
+
+    def wait_for(self, predicate, timeout_s):
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            for rec in self.lines():
+                if predicate(rec):
+                    return rec, time.monotonic() - self.started
+            if self.proc.poll() is not None:
+                self.lines()
+                return None, None
+            time.sleep(0.02)
+        return None, None
+
+    def peak_rss_mib(self):
+        try:
+            with open("/proc/%d/status" % self.proc.pid) as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1]) / 1024.0
+        except OSError:
+            pass
+        return None
+
+    def wait_exit(self, timeout_s):
+        try:
+            self.proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            print("  the dashboard did not finish within %d s; stopped" % timeout_s, file=sys.stderr)
+            self.stop()
+        self.lines()
+        self.log.close()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.lines()
+
+
+def write_spec(path, name, url, model, arms):
+    spec = {"name": name, "target": {"base_url": url, "api": "completions"},
+            "configs": [{"label": "sim", "model": model}], "arms": arms,
+            "prompts": {"source": "synthetic", "input_tokens": 32, "seed": 1}}
+    with open(path, "w") as f:
+        json.dump(spec, f, indent=1)
+    return path
+
+
+def loadavg():
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def stream_part(args, display, home):
+    sim = Simulator(args.sim, args.model, args.streams, os.path.join(home, "sim-stream.log"))
+    try:
+        spec = write_spec(os.path.join(home, "stream.json"), "ui-stream", sim.url, args.model,
+                          [{"name": "streams", "mode": "concurrency", "concurrency": args.streams,
+                            "duration_s": args.stream_seconds, "max_tokens": 128}])
+        load_before = loadavg()
+        dash = Dashboard(args, display, home, [spec, "--run", "--shot", "live:end:" + os.path.join(home, "stream.png")],
+                         "stream")
+        dash.wait_exit(args.stream_seconds + 180)
+        peak = sim.peak_connections()
+    finally:
+        sim.stop()
+    recs = dash.records
+    start = next((r["t"] for r in recs if r["kind"] == "arm_start"), None)
+    end = next((r["t"] for r in recs if r["kind"] == "arm_end" and r["part"] == "summary"), None)
+    busy = [r for r in recs if r["kind"] == "busy" and start is not None and end is not None
+            and start + 1000 <= r["t"] <= end]
+    per_s = [1000.0 * r["busy_ms"] / r["wall_ms"] for r in busy if r["wall_ms"] > 0]
+    events = [1000.0 * r["events"] / r["wall_ms"] for r in busy if r["wall_ms"] > 0]
+    overhead = next((r["ns_per_event"] for r in recs if r["kind"] == "overhead"), None)
+    result = {"streams": args.streams, "seconds": args.stream_seconds, "sim_peak_connections": peak,
+              "seconds_measured": len(per_s), "busy_ms_per_s": {
+                  "p50": percentile(per_s, 50), "p95": percentile(per_s, 95), "max": max(per_s, default=None)},
+              "longest_event_ms": max((r["longest_ms"] for r in busy), default=None),
+              "events_per_s_p50": percentile(events, 50), "hook_ns_per_event": overhead,
+              "hook_overhead_ms_per_s": (percentile(events, 50) * overhead / 1e6) if overhead and events else None,
+              "loadavg_before": load_before, "loadavg_after": loadavg()}
+    b = result["busy_ms_per_s"]
+    print("stream: %d streams for %d s (simulator's peak connections %s), %d seconds measured"
+          % (args.streams, args.stream_seconds, peak, len(per_s)))
+    print("  GUI thread busy ms per s   p50 %6.1f  p95 %6.1f  max %6.1f   longest event %.1f ms"
+          % (b["p50"], b["p95"], b["max"] or float("nan"), result["longest_event_ms"] or float("nan")))
+    print("  events per s p50 %.0f; the hook's own cost about %.3f ms per s (%.0f ns an event)"
+          % (result["events_per_s_p50"], result["hook_overhead_ms_per_s"] or float("nan"), overhead or float("nan")))
+    return result
+
+
+def sweep_part(args, display, home):
+    sim = Simulator(args.sim, args.model, args.sweep_steps, os.path.join(home, "sim-sweep.log"))
+    try:
+        spec = write_spec(os.path.join(home, "sweep.json"), "ui-sweep", sim.url, args.model,
+                          [{"name": "ladder", "mode": "sweep", "over": "concurrency",
+                            "values": list(range(1, args.sweep_steps + 1)), "duration_s": args.step_seconds,
+                            "max_tokens": 16}])
+        load_before = loadavg()
+        dash = Dashboard(args, display, home, [spec, "--run", "--shot", "live:end:" + os.path.join(home, "sweep.png")],
+                         "sweep")
+        dash.wait_exit(args.sweep_steps * (args.step_seconds + 5) + 180)
+    finally:
+        sim.stop()
+    arms = {}
+    for r in dash.records:
+        if r["kind"] == "arm_end" and r["arm"] > 0:
+            arm = arms.setdefault(r["arm"], {})
+            arm[r["part"]] = arm.get(r["part"], 0.0) + r["ms"]
+            arm.setdefault(r["part"] + "_t", r["t"])
+    rows = {}
+    for n, a in sorted(arms.items()):
+        gui = sum(a.get(p, 0.0) for p in ("summary", "record", "result"))
+        latency = a["result_t"] - a["record_t"] if "result_t" in a and "record_t" in a else None
+        rows[n] = {"gui_ms": gui, "summary_ms": a.get("summary"), "record_ms": a.get("record"),
+                   "result_ms": a.get("result"), "intervals_ms": a.get("intervals"), "result_latency_ms": latency}
+    last = max(rows, default=0)
+
+    def mean(ns, key):
+        vals = [rows[n][key] for n in ns if n in rows and rows[n][key] is not None]
+        return sum(vals) / len(vals) if vals else None
+
+    def ratio(a, b):
+        return a / b if a is not None and b else None
+
+    picks = [n for n in (1, (last + 1) // 2, last) if n in rows]
+    head, tail = range(1, 6), range(last - 4, last + 1)
+    result = {"steps": args.sweep_steps, "step_seconds": args.step_seconds, "arms_seen": len(rows),
+              "arms": {str(n): rows[n] for n in picks},
+              "ratio_gui_last_first": ratio(rows[last]["gui_ms"], rows[1]["gui_ms"]) if picks else None,
+              "ratio_gui_last5_first5": ratio(mean(tail, "gui_ms"), mean(head, "gui_ms")),
+              "ratio_latency_last5_first5": ratio(mean(tail, "result_latency_ms"), mean(head, "result_latency_ms")),
+              "all_arms": {str(n): r for n, r in rows.items()},
+              "loadavg_before": load_before, "loadavg_after": loadavg()}
+    print("sweep: %d steps of %.1f s, %d arms seen" % (args.sweep_steps, args.step_seconds, len(rows)))
+    print("  arm   GUI ms (summary + record + result)   intervals ms   recorded -> Compare result ms")
+    fmt = lambda v: "%8.2f" % v if v is not None else "       -"
+    for n in picks:
+        r = rows[n]
+        print("  %3d   %s = %s + %s + %s   %s   %s" % (n, fmt(r["gui_ms"]), fmt(r["summary_ms"]), fmt(r["record_ms"]),
+                                                  fmt(r["result_ms"]), fmt(r["intervals_ms"]),
+                                                  fmt(r["result_latency_ms"])))
+    print("  ratio last/first: GUI %s; means of the last and first five: GUI %s, latency %s"
+          % tuple(fmt(result[k]) for k in ("ratio_gui_last_first", "ratio_gui_last5_first5",
+                                           "ratio_latency_last5_first5")))
+    return result
+
+
+def make_open_file(args, home):
+    path = os.path.join(home, "arms%d.jsonl" % args.open_arms)
+    sim = Simulator(args.sim, args.model, 32, os.path.join(home, "sim-open.log"))
+    try:
+        spec = write_spec(os.path.join(home, "open.json"), "ui-open", sim.url, args.model,
+                          [{"name": "a%03d" % i, "mode": "concurrency", "concurrency": 32, "requests": 32,
+                            "max_tokens": 32} for i in range(1, args.open_arms + 1)])
+        t0 = time.monotonic()
+        subprocess.run([args.knobscope, "run", spec, "--out", path, "--progress", "none"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=1800)
+        print("open: wrote %s (%d arms, %.1f MiB) in %.0f s" % (path, args.open_arms, os.path.getsize(path) / 2**20,
+                                                               time.monotonic() - t0))
+    finally:
+        sim.stop()
+    return path
+
+
+def open_part(args, display, home):
+    path = args.open_file or make_open_file(args, home)
+    load_before = loadavg()
+    rounds = []
+    for i in range(args.open_repeats):
+        dash = Dashboard(args, display, home, ["open", path], "open%d" % i)
+        frame, wall = dash.wait_for(lambda r: r["kind"] == "frame" and r["what"] == "file", 300)
+        full, _ = dash.wait_for(lambda r: r["kind"] == "frame" and r["what"] == "file_intervals", 600)
+        rss = dash.peak_rss_mib()
+        dash.stop()
+        dash.log.close()
+        opened = next((r["t"] for r in dash.records if r["kind"] == "open"), None)
+        result_ms = next((r["ms"] for r in dash.records if r["kind"] == "arm_end" and r["part"] == "result"
+                          and r["arm"] == 0), None)
+        rounds.append({"first_frame_ms": frame["t"] if frame else None,
+                       "open_to_first_frame_ms": frame["t"] - opened if frame and opened is not None else None,
+                       "spawn_to_first_frame_s": wall, "intervals_frame_ms": full["t"] if full else None,
+                       "gui_result_ms": result_ms, "peak_rss_mib": rss})
+    result = {"file": path, "arms": args.open_arms, "file_mib": os.path.getsize(path) / 2**20, "rounds": rounds,
+              "loadavg_before": load_before, "loadavg_after": loadavg()}
+    print("open: %s, %.1f MiB, %d times" % (os.path.basename(path), result["file_mib"], len(rounds)))
+    print("  first frame ms (from guiMain / from openRunFile / from spawn)   intervals frame ms   "
+          "GUI ms on the result   peak RSS MiB")
+    for r in rounds:
+        print("  %8s / %8s / %8s   %8s   %8s   %8s" % tuple(
+            "-" if v is None else "%.0f" % v if k != "gui_result_ms" else "%.1f" % v
+            for k, v in (("a", r["first_frame_ms"]), ("b", r["open_to_first_frame_ms"]),
+                         ("c", r["spawn_to_first_frame_s"] * 1000 if r["spawn_to_first_frame_s"] else None),
+                         ("d", r["intervals_frame_ms"]), ("gui_result_ms", r["gui_result_ms"]),
+                         ("e", r["peak_rss_mib"]))))
+    return result
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--build-dir", default=os.path.join(ROOT, "build", "release"))
+    p.add_argument("--knobscope", help="default: BUILD_DIR/bin/knobscope")
+    p.add_argument("--sim", help="default: BUILD_DIR/bin/knobscope-sim")
+    p.add_argument("--model", default="sim-1.8b", help="the simulator's profile")
+    p.add_argument("--parts", default="stream,sweep,open")
+    p.add_argument("--platform", choices=["xvfb", "offscreen"], default="xvfb" if shutil.which("Xvfb") else "offscreen")
+    p.add_argument("--size", default="1280x800", help="the dashboard's window size")
+    p.add_argument("--streams", type=int, default=1024)
+    p.add_argument("--stream-seconds", type=float, default=30)
+    p.add_argument("--sweep-steps", type=int, default=60)
+    p.add_argument("--step-seconds", type=float, default=1.0)
+    p.add_argument("--open-arms", type=int, default=200)
+    p.add_argument("--open-file", help="a run file to open instead of writing one")
+    p.add_argument("--open-repeats", type=int, default=3)
+    p.add_argument("--keep", help="keep the profiles, logs, specs and the written run file in this folder")
+    p.add_argument("--out", help="write the figures as JSON")
+    args = p.parse_args()
+    args.knobscope = args.knobscope or os.path.join(args.build_dir, "bin", "knobscope")
+    args.sim = args.sim or os.path.join(args.build_dir, "bin", "knobscope-sim")
+    for exe in (args.knobscope, args.sim):
+        if not os.access(exe, os.X_OK):
+            sys.exit("ui_pipeline: no executable %s (build the release preset's knobscope and knobscope-sim)" % exe)
+    parts = [x for x in args.parts.split(",") if x]
+    home = args.keep or tempfile.mkdtemp(prefix="ui_pipeline.")
+    os.makedirs(home, exist_ok=True)
+    record = {"when": datetime.datetime.now().isoformat(timespec="seconds"), "platform": args.platform,
+              "size": args.size, "model": args.model, "cpus": os.cpu_count(), "loadavg_start": loadavg()}
+    print("ui_pipeline: %s, dashboard at %s on %s, %d CPUs, load average %s"
+          % (args.knobscope, args.size, args.platform, os.cpu_count(), " ".join(map(str, loadavg()))))
+    display = Display(args.platform)
+    try:
+        for part, fn in (("stream", stream_part), ("sweep", sweep_part), ("open", open_part)):
+            if part in parts:
+                record[part] = fn(args, display, home)
+    finally:
+        display.stop()
+        if not args.keep:
+            shutil.rmtree(home, ignore_errors=True)
+    record["loadavg_end"] = loadavg()
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(record, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
