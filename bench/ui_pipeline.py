@@ -9,16 +9,20 @@ and the first frame painted after an opened run file's result reached the pages.
 This bench runs the release build's dashboard against knobscope-sim in three parts:
 
   stream  one configuration, one closed-loop arm of 1024 streams for 30 s:
-          the GUI thread's busy ms per wall second, p50/p95/max, over the arm
+          the GUI thread's busy ms per wall second, p50/p95/max, over the arm,
+          and its CPU ms per second
   sweep   a 60-step concurrency sweep of short steps (1 s each, 16 tokens):
           the GUI thread's ms spent on each arm's end (summary + record + result),
-          at arms 1, 30 and 60, and the ratio 60th/1st (also of the means of the
-          first and last five arms); and the latency from the arm recorded to its
-          Compare result shown (that includes the comparison on a worker thread)
+          at arms 1, 30 and 60, and the ratio 60th/1st (also of the medians of the
+          first and last five arms, per part); wall and the GUI thread's CPU time,
+          which other load on the machine does not inflate; and the latency from
+          the arm recorded to its Compare result handled (that includes the
+          comparison on a worker thread)
   open    a 200-arm run file, written once by `knobscope run` against the simulator
           (or given with --open-file), opened --open-repeats times: ms from the
-          start of guiMain to the first frame showing it, and to the frame with its
-          intervals, and the process's peak RSS (VmHWM) once the intervals are shown
+          start of guiMain to the first frame painted after its comparison reached
+          the pages, to its 95 % intervals reaching them, the process's CPU seconds
+          at both, and its peak RSS (VmHWM) once the intervals are in
 
 The dashboard runs on an Xvfb display this bench starts (or QT_QPA_PLATFORM=offscreen
 with --platform offscreen), with HOME and the XDG directories in a temporary folder
@@ -146,6 +150,15 @@ class Dashboard:
             time.sleep(0.02)
         return None, None
 
+    def cpu_s(self):
+        """User and system CPU seconds of the dashboard's process so far, all threads."""
+        try:
+            with open("/proc/%d/stat" % self.proc.pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return None
+
     def peak_rss_mib(self):
         try:
             with open("/proc/%d/status" % self.proc.pid) as f:
@@ -208,11 +221,14 @@ def stream_part(args, display, home):
     busy = [r for r in recs if r["kind"] == "busy" and start is not None and end is not None
             and start + 1000 <= r["t"] <= end]
     per_s = [1000.0 * r["busy_ms"] / r["wall_ms"] for r in busy if r["wall_ms"] > 0]
+    cpu_s = [1000.0 * r["cpu_ms"] / r["wall_ms"] for r in busy if r["wall_ms"] > 0]
     events = [1000.0 * r["events"] / r["wall_ms"] for r in busy if r["wall_ms"] > 0]
     overhead = next((r["ns_per_event"] for r in recs if r["kind"] == "overhead"), None)
     result = {"streams": args.streams, "seconds": args.stream_seconds, "sim_peak_connections": peak,
               "seconds_measured": len(per_s), "busy_ms_per_s": {
                   "p50": percentile(per_s, 50), "p95": percentile(per_s, 95), "max": max(per_s, default=None)},
+              "cpu_ms_per_s": {
+                  "p50": percentile(cpu_s, 50), "p95": percentile(cpu_s, 95), "max": max(cpu_s, default=None)},
               "longest_event_ms": max((r["longest_ms"] for r in busy), default=None),
               "events_per_s_p50": percentile(events, 50), "hook_ns_per_event": overhead,
               "hook_overhead_ms_per_s": (percentile(events, 50) * overhead / 1e6) if overhead and events else None,
@@ -220,8 +236,11 @@ def stream_part(args, display, home):
     b = result["busy_ms_per_s"]
     print("stream: %d streams for %d s (simulator's peak connections %s), %d seconds measured"
           % (args.streams, args.stream_seconds, peak, len(per_s)))
+    c = result["cpu_ms_per_s"]
     print("  GUI thread busy ms per s   p50 %6.1f  p95 %6.1f  max %6.1f   longest event %.1f ms"
           % (b["p50"], b["p95"], b["max"] or float("nan"), result["longest_event_ms"] or float("nan")))
+    print("  GUI thread CPU ms per s    p50 %6.1f  p95 %6.1f  max %6.1f"
+          % (c["p50"], c["p95"], c["max"] or float("nan")))
     print("  events per s p50 %.0f; the hook's own cost about %.3f ms per s (%.0f ns an event)"
           % (result["events_per_s_p50"], result["hook_overhead_ms_per_s"] or float("nan"), overhead or float("nan")))
     return result
@@ -240,47 +259,67 @@ def sweep_part(args, display, home):
         dash.wait_exit(args.sweep_steps * (args.step_seconds + 5) + 180)
     finally:
         sim.stop()
+    parts = ("summary", "record", "result")
     arms = {}
     for r in dash.records:
         if r["kind"] == "arm_end" and r["arm"] > 0:
-            arm = arms.setdefault(r["arm"], {})
-            arm[r["part"]] = arm.get(r["part"], 0.0) + r["ms"]
-            arm.setdefault(r["part"] + "_t", r["t"])
-    rows = {}
-    for n, a in sorted(arms.items()):
-        gui = sum(a.get(p, 0.0) for p in ("summary", "record", "result"))
-        latency = a["result_t"] - a["record_t"] if "result_t" in a and "record_t" in a else None
-        rows[n] = {"gui_ms": gui, "summary_ms": a.get("summary"), "record_ms": a.get("record"),
-                   "result_ms": a.get("result"), "intervals_ms": a.get("intervals"), "result_latency_ms": latency}
-    last = max(rows, default=0)
+            arm = arms.setdefault(r["arm"], {"arm": r["arm"]})
+            arm[r["part"] + "_ms"] = r["ms"]
+            arm[r["part"] + "_cpu_ms"] = r["cpu_ms"]
+            arm[r["part"] + "_t"] = r["t"]
+    for a in arms.values():
+        # A result superseded by the next arm's never reaches the GUI thread: such an arm has none.
+        a["gui_ms"] = sum(a.get(p + "_ms", 0.0) for p in parts)
+        a["gui_cpu_ms"] = sum(a.get(p + "_cpu_ms", 0.0) for p in parts)
+        a["result_latency_ms"] = a["result_t"] - a["record_t"] if "result_t" in a and "record_t" in a else None
+    last = max(arms, default=0)
 
-    def mean(ns, key):
-        vals = [rows[n][key] for n in ns if n in rows and rows[n][key] is not None]
-        return sum(vals) / len(vals) if vals else None
+    def window(centre):
+        """Per part, the median over the five arms around CENTRE that have it; their sum is one arm's end."""
+        ns = [n for n in range(max(1, centre - 2), min(last, centre + 2) + 1)]
+        if centre <= 3:
+            ns = list(range(1, min(last, 5) + 1))
+        elif centre >= last - 2:
+            ns = list(range(max(1, last - 4), last + 1))
+        out = {"arms": "%d-%d" % (ns[0], ns[-1]) if ns else ""}
+        for key in [p + "_ms" for p in parts] + [p + "_cpu_ms" for p in parts] + ["result_latency_ms"]:
+            vals = [arms[n][key] for n in ns if n in arms and arms[n].get(key) is not None]
+            out[key] = percentile(vals, 50) if vals else None
+        out["gui_ms"] = sum(out[p + "_ms"] or 0.0 for p in parts)
+        out["gui_cpu_ms"] = sum(out[p + "_cpu_ms"] or 0.0 for p in parts)
+        return out
 
     def ratio(a, b):
         return a / b if a is not None and b else None
 
-    picks = [n for n in (1, (last + 1) // 2, last) if n in rows]
-    head, tail = range(1, 6), range(last - 4, last + 1)
-    result = {"steps": args.sweep_steps, "step_seconds": args.step_seconds, "arms_seen": len(rows),
-              "arms": {str(n): rows[n] for n in picks},
-              "ratio_gui_last_first": ratio(rows[last]["gui_ms"], rows[1]["gui_ms"]) if picks else None,
-              "ratio_gui_last5_first5": ratio(mean(tail, "gui_ms"), mean(head, "gui_ms")),
-              "ratio_latency_last5_first5": ratio(mean(tail, "result_latency_ms"), mean(head, "result_latency_ms")),
-              "all_arms": {str(n): r for n, r in rows.items()},
+    picks = [n for n in (1, (last + 1) // 2, last) if n in arms]
+    windows = {str(n): window(n) for n in picks}
+    first, end = windows.get("1"), windows.get(str(last))
+    result = {"steps": args.sweep_steps, "step_seconds": args.step_seconds, "arms_seen": len(arms),
+              "arms_with_result": sum(1 for a in arms.values() if "result_ms" in a),
+              "arms": {str(n): arms[n] for n in picks}, "windows": windows,
+              "ratio_gui_ms_last_first": ratio(arms[last]["gui_ms"], arms[1]["gui_ms"]) if picks else None,
+              "ratio_gui_cpu_ms_last_first": ratio(arms[last]["gui_cpu_ms"], arms[1]["gui_cpu_ms"]) if picks else None,
+              "ratio_window_gui_ms": ratio(end["gui_ms"], first["gui_ms"]) if first and end else None,
+              "ratio_window_gui_cpu_ms": ratio(end["gui_cpu_ms"], first["gui_cpu_ms"]) if first and end else None,
+              "ratio_window_latency": ratio(end["result_latency_ms"], first["result_latency_ms"]) if first and end
+              else None,
+              "all_arms": {str(n): a for n, a in sorted(arms.items())},
               "loadavg_before": load_before, "loadavg_after": loadavg()}
-    print("sweep: %d steps of %.1f s, %d arms seen" % (args.sweep_steps, args.step_seconds, len(rows)))
-    print("  arm   GUI ms (summary + record + result)   intervals ms   recorded -> Compare result ms")
-    fmt = lambda v: "%8.2f" % v if v is not None else "       -"
+    fmt = lambda v: "%7.1f" % v if v is not None else "      -"
+    print("sweep: %d steps of %.1f s, %d arms seen, %d with a Compare result on the GUI thread"
+          % (args.sweep_steps, args.step_seconds, len(arms), result["arms_with_result"]))
+    print("  the GUI thread's ms on an arm's end = summary + record (the run file copied) + result (Compare, Drift);")
+    print("  wall (CPU); and ms from recorded to the Compare result handled")
     for n in picks:
-        r = rows[n]
-        print("  %3d   %s = %s + %s + %s   %s   %s" % (n, fmt(r["gui_ms"]), fmt(r["summary_ms"]), fmt(r["record_ms"]),
-                                                  fmt(r["result_ms"]), fmt(r["intervals_ms"]),
-                                                  fmt(r["result_latency_ms"])))
-    print("  ratio last/first: GUI %s; means of the last and first five: GUI %s, latency %s"
-          % tuple(fmt(result[k]) for k in ("ratio_gui_last_first", "ratio_gui_last5_first5",
-                                           "ratio_latency_last5_first5")))
+        a, w = arms[n], windows[str(n)]
+        for label, r in (("arm %d" % n, a), ("median of arms %s" % w["arms"], w)):
+            print("  %-22s %s (%s) = %s (%s) + %s (%s) + %s (%s)   latency %s" % (
+                label, fmt(r["gui_ms"]), fmt(r["gui_cpu_ms"]),
+                *[fmt(r.get(p + k)) for p in parts for k in ("_ms", "_cpu_ms")], fmt(r.get("result_latency_ms"))))
+    print("  last / first: arm %s wall, %s CPU; medians %s wall, %s CPU, latency %s" % tuple(
+        fmt(result[k]).strip() for k in ("ratio_gui_ms_last_first", "ratio_gui_cpu_ms_last_first",
+                                          "ratio_window_gui_ms", "ratio_window_gui_cpu_ms", "ratio_window_latency")))
     return result
 
 
@@ -308,8 +347,10 @@ def open_part(args, display, home):
     for i in range(args.open_repeats):
         dash = Dashboard(args, display, home, ["open", path], "open%d" % i)
         frame, wall = dash.wait_for(lambda r: r["kind"] == "frame" and r["what"] == "file", 300)
-        full, _ = dash.wait_for(lambda r: r["kind"] == "frame" and r["what"] == "file_intervals", 600)
+        cpu_at_frame = dash.cpu_s()
+        full, _ = dash.wait_for(lambda r: r["kind"] == "arm_end" and r["part"] == "intervals" and r["arm"] == 0, 600)
         rss = dash.peak_rss_mib()
+        cpu_at_full = dash.cpu_s()
         dash.stop()
         dash.log.close()
         opened = next((r["t"] for r in dash.records if r["kind"] == "open"), None)
@@ -317,20 +358,22 @@ def open_part(args, display, home):
                           and r["arm"] == 0), None)
         rounds.append({"first_frame_ms": frame["t"] if frame else None,
                        "open_to_first_frame_ms": frame["t"] - opened if frame and opened is not None else None,
-                       "spawn_to_first_frame_s": wall, "intervals_frame_ms": full["t"] if full else None,
-                       "gui_result_ms": result_ms, "peak_rss_mib": rss})
+                       "spawn_to_first_frame_s": wall, "intervals_shown_ms": full["t"] if full else None,
+                       "gui_result_ms": result_ms, "peak_rss_mib": rss, "process_cpu_s_at_first_frame": cpu_at_frame,
+                       "process_cpu_s_at_intervals": cpu_at_full})
     result = {"file": path, "arms": args.open_arms, "file_mib": os.path.getsize(path) / 2**20, "rounds": rounds,
               "loadavg_before": load_before, "loadavg_after": loadavg()}
     print("open: %s, %.1f MiB, %d times" % (os.path.basename(path), result["file_mib"], len(rounds)))
-    print("  first frame ms (from guiMain / from openRunFile / from spawn)   intervals frame ms   "
-          "GUI ms on the result   peak RSS MiB")
+    print("  first frame ms: from guiMain / from openRunFile / from spawn; intervals shown ms; GUI ms on the "
+          "result; process CPU s at the first frame / at the intervals; peak RSS MiB")
+    fmt = lambda v, f="%.0f": "-" if v is None else f % v
     for r in rounds:
-        print("  %8s / %8s / %8s   %8s   %8s   %8s" % tuple(
-            "-" if v is None else "%.0f" % v if k != "gui_result_ms" else "%.1f" % v
-            for k, v in (("a", r["first_frame_ms"]), ("b", r["open_to_first_frame_ms"]),
-                         ("c", r["spawn_to_first_frame_s"] * 1000 if r["spawn_to_first_frame_s"] else None),
-                         ("d", r["intervals_frame_ms"]), ("gui_result_ms", r["gui_result_ms"]),
-                         ("e", r["peak_rss_mib"]))))
+        print("  %6s / %6s / %6s   %6s   %6s   %5s / %5s   %6s" % (
+            fmt(r["first_frame_ms"]), fmt(r["open_to_first_frame_ms"]),
+            fmt(r["spawn_to_first_frame_s"] * 1000 if r["spawn_to_first_frame_s"] else None),
+            fmt(r["intervals_shown_ms"]), fmt(r["gui_result_ms"], "%.1f"),
+            fmt(r["process_cpu_s_at_first_frame"], "%.2f"), fmt(r["process_cpu_s_at_intervals"], "%.2f"),
+            fmt(r["peak_rss_mib"])))
     return result
 
 

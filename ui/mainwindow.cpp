@@ -307,8 +307,8 @@ void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
     // Profiling: arm 0 is an opened file; its next frame is the one that shows it.
     const uiprofile::ArmEndTimer timer(
         result->intervals ? "intervals" : "result", live ? int(result->file->runs.size()) : 0);
-    if (!live)
-        uiprofile::markNextFrame(result->intervals ? "file_intervals" : "file");
+    if (!live && !result->intervals)
+        uiprofile::markNextFrame("file");
     m_compare->setResult(result);
     m_drift->setResult(result);
     if (live)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <string>
 
 namespace ks::uiprofile {
@@ -59,21 +60,30 @@ void markNextFrame(const char* what)
         state().pendingFrame = what;
 }
 
+qint64 threadCpuNs()
+{
+    timespec now {};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return qint64(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
 ArmEndTimer::ArmEndTimer(const char* part, int arm)
     : m_part(part)
     , m_arm(arm)
 {
-    if (enabled())
-        m_timer.start();
+    if (!enabled())
+        return;
+    m_timer.start();
+    m_cpuStartNs = threadCpuNs();
 }
 
 ArmEndTimer::~ArmEndTimer()
 {
     if (!m_timer.isValid())
         return;
-    char fields[160];
-    std::snprintf(fields, sizeof fields, "\"part\":\"%s\",\"arm\":%d,\"ms\":%.3f", m_part, m_arm,
-        double(m_timer.nsecsElapsed()) / 1e6);
+    char fields[200];
+    std::snprintf(fields, sizeof fields, "\"part\":\"%s\",\"arm\":%d,\"ms\":%.3f,\"cpu_ms\":%.3f", m_part, m_arm,
+        double(m_timer.nsecsElapsed()) / 1e6, double(threadCpuNs() - m_cpuStartNs) / 1e6);
     write("arm_end", fields);
 }
 
@@ -91,6 +101,7 @@ ProfiledApplication::ProfiledApplication(int& argc, char** argv)
     const double perEventNs = double(probe.nsecsElapsed()) / kCalls * 2.0;
     write("overhead", "\"ns_per_event\":" + std::to_string(perEventNs) + ",\"sink\":" + std::to_string(sink % 2));
     m_windowStartNs = m_clock.nsecsElapsed();
+    m_windowCpuNs = threadCpuNs();
 }
 
 bool ProfiledApplication::notify(QObject* receiver, QEvent* event)
@@ -126,10 +137,13 @@ bool ProfiledApplication::notify(QObject* receiver, QEvent* event)
 
 void ProfiledApplication::flush(qint64 nowNs)
 {
-    char fields[200];
-    std::snprintf(fields, sizeof fields, "\"wall_ms\":%.3f,\"busy_ms\":%.3f,\"longest_ms\":%.3f,\"events\":%lld",
-        double(nowNs - m_windowStartNs) / 1e6, double(m_busyNs) / 1e6, double(m_longestNs) / 1e6,
-        static_cast<long long>(m_events));
+    const qint64 cpuNs = threadCpuNs();
+    char fields[240];
+    std::snprintf(fields, sizeof fields,
+        "\"wall_ms\":%.3f,\"busy_ms\":%.3f,\"cpu_ms\":%.3f,\"longest_ms\":%.3f,\"events\":%lld",
+        double(nowNs - m_windowStartNs) / 1e6, double(m_busyNs) / 1e6, double(cpuNs - m_windowCpuNs) / 1e6,
+        double(m_longestNs) / 1e6, static_cast<long long>(m_events));
+    m_windowCpuNs = cpuNs;
     write("busy", fields);
     m_windowStartNs = nowNs;
     m_busyNs = m_longestNs = m_events = 0;

@@ -7,6 +7,8 @@
 #include <QApplication>
 #include <QElapsedTimer>
 
+#include <string>
+
 namespace ks::uiprofile {
 
 /// True when KNOBSCOPE_PROFILE named a file that could be opened (checked once).
@@ -18,8 +20,11 @@ double sinceStartMs();
 void write(const char* kind, const std::string& fields);
 /// The next frame painted after this call writes {"kind": "frame", "what": WHAT}.
 void markNextFrame(const char* what);
+/// CPU time of the calling thread, in nanoseconds.
+qint64 threadCpuNs();
 
-/// Times a scope on the GUI thread as {"kind": "arm_end", "part": PART, "arm": ARM, "ms": ...}.
+/// Times a scope on the GUI thread as {"kind": "arm_end", "part": PART, "arm": ARM, "ms": ..., "cpu_ms": ...}
+/// (wall time, and the thread's CPU time, which a busy machine does not inflate).
 class ArmEndTimer {
 public:
     ArmEndTimer(const char* part, int arm);
@@ -31,11 +36,12 @@ private:
     const char* m_part;
     int m_arm;
     QElapsedTimer m_timer;
+    qint64 m_cpuStartNs = 0;
 };
 
 /// The dashboard's QApplication when profiling: the time the GUI thread spends
 /// handling events (outermost notify() calls only), one {"kind": "busy"} line
-/// per second of wall time.
+/// per second of wall time, with the GUI thread's CPU time in that second.
 class ProfiledApplication : public QApplication {
 public:
     ProfiledApplication(int& argc, char** argv);
@@ -47,6 +53,7 @@ private:
     int m_depth = 0;
     QElapsedTimer m_clock;
     qint64 m_windowStartNs = 0;
+    qint64 m_windowCpuNs = 0;
     qint64 m_busyNs = 0;
     qint64 m_longestNs = 0;
     qint64 m_events = 0;
