@@ -111,6 +111,8 @@ class Display:
 class Dashboard:
     """One dashboard process with profiling on; lines() returns the profile lines written so far."""
 
+    running = []  # stopped by main() if the bench fails half-way
+
     def __init__(self, args, display, home, argv, tag):
         self.profile_path = os.path.join(home, tag + ".profile.jsonl")
         env = dict(os.environ)
@@ -122,6 +124,7 @@ class Dashboard:
         self.started = time.monotonic()
         self.proc = subprocess.Popen([args.knobscope] + argv + ["--size", args.size], env=env,
                                      stdout=self.log, stderr=subprocess.STDOUT)
+        Dashboard.running.append(self)
         self.offset = 0
         self.records = []
 
@@ -135,7 +138,10 @@ class Dashboard:
         end = chunk.rfind("\n") + 1
         self.offset += len(chunk[:end].encode())
         for line in chunk[:end].splitlines():
-            self.records.append(json.loads(line))
+            try:
+                self.records.append(json.loads(line))
+            except ValueError:
+                print("  not a profile line in %s: %r" % (self.profile_path, line[:80]), file=sys.stderr)
         return self.records
 
     def wait_for(self, predicate, timeout_s):
@@ -414,6 +420,8 @@ def main():
             if part in parts:
                 record[part] = fn(args, display, home)
     finally:
+        for dash in Dashboard.running:
+            dash.stop()
         display.stop()
         if not args.keep:
             shutil.rmtree(home, ignore_errors=True)
