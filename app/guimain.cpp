@@ -2,6 +2,7 @@
 
 #include "livepage.h"
 #include "mainwindow.h"
+#include "uiprofile.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -74,7 +75,11 @@ int guiMain(int argc, char** argv)
             stderr);
         return 2;
     }
-    QApplication app(argc, argv);
+    // KNOBSCOPE_PROFILE=FILE: the GUI thread's busy time and other figures for bench/ui_pipeline.py.
+    const std::unique_ptr<QApplication> application = ks::uiprofile::enabled()
+        ? std::make_unique<ks::uiprofile::ProfiledApplication>(argc, argv)
+        : std::make_unique<QApplication>(argc, argv);
+    QApplication& app = *application;
     QApplication::setApplicationName(QStringLiteral("knobscope"));
     QApplication::setOrganizationName(QStringLiteral("knobscope"));
     QApplication::setApplicationVersion(QStringLiteral(KNOBSCOPE_VERSION));

@@ -15,6 +15,7 @@
 #include "runfileloader.h"
 #include "runstatustext.h"
 #include "settings.h"
+#include "uiprofile.h"
 #include "windowplacement.h"
 
 #include <algorithm>
@@ -84,6 +85,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_controller, &RunController::runRecorded, this, [this](std::shared_ptr<const RunData> run) {
         if (!m_liveFile)
             return;
+        const uiprofile::ArmEndTimer timer("record", int(m_liveFile->runs.size()) + 1);
         auto file = std::make_shared<RunFile>(*m_liveFile); // the pages still hold the previous one
         file->runs.push_back(*run);
         m_liveFile = file;
@@ -246,6 +248,7 @@ void MainWindow::onRunStarted(const QString& run, int index, int total)
     m_currentRun = run;
     m_runIndex = index;
     m_runTotal = total;
+    uiprofile::write("arm_start", "\"arm\":" + std::to_string(index + 1));
     m_live->runStarted(run);
     log(armStartedLine(run, index, total, m_totalIsEstimate));
     updateSteering(run);
@@ -272,6 +275,7 @@ void MainWindow::onSnapshot(const QString& run, const RunSnapshot& snapshot)
 
 void MainWindow::onRunFinished(const QString& run, const QByteArray& summaryJson)
 {
+    const uiprofile::ArmEndTimer timer("summary", m_runIndex + 1);
     const nlohmann::json summary = nlohmann::json::parse(summaryJson.toStdString(), nullptr, false);
     if (summary.is_discarded())
         return;
@@ -299,9 +303,15 @@ void MainWindow::onFinished(const QString& message)
 
 void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
 {
+    const bool live = m_liveFile && result->file == m_liveFile;
+    // Profiling: arm 0 is an opened file; its next frame is the one that shows it.
+    const uiprofile::ArmEndTimer timer(
+        result->intervals ? "intervals" : "result", live ? int(result->file->runs.size()) : 0);
+    if (!live && !result->intervals)
+        uiprofile::markNextFrame("file");
     m_compare->setResult(result);
     m_drift->setResult(result);
-    if (m_liveFile && result->file == m_liveFile)
+    if (live)
         m_live->showKnobRange(*result); // the knob chart grows a point per finished arm
     if (!result->error.isEmpty()) {
         log(result->error);
@@ -343,6 +353,7 @@ void MainWindow::openRunFile(const QString& path)
         statusBar()->showMessage(tr("Stop the running experiment before opening a run file"), 5000);
         return;
     }
+    uiprofile::write("open", {});
     m_settings->addRecentFile(path);
     m_menus->rebuildRecent();
     m_loader->load(path);
