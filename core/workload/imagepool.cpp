@@ -46,10 +46,10 @@ QByteArray ImagePool::syntheticPng(quint64 seed, int k, int width, int height)
             for (int c = 0; c < 3; ++c) {
                 if (left == 0) {
                     bits = rng();
-                    left = 12;
+                    left = 16;
                 }
-                *p++ = char(base[c] + int(bits & 31) * 2); // 5 bits of noise a channel
-                bits >>= 5;
+                *p++ = char(base[c] + int(bits & 15) * 4); // 4 bits of noise a channel
+                bits >>= 4;
                 --left;
             }
         }

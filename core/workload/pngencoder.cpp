@@ -50,13 +50,18 @@ QByteArray encodePng(const QByteArray& rgb, int width, int height)
     if (width < 1 || height < 1 || rgb.size() != stride * height)
         return {};
     QByteArray raw;
-    raw.reserve((stride + 1) * height);
+    // Filter "Sub" on every row (each byte less the same channel of the pixel to
+    // its left), as PNG writers choose for photographs: gradients become small numbers.
+    raw.resize((stride + 1) * height);
+    char* out = raw.data();
     for (int y = 0; y < height; ++y) {
-        raw += char(0); // filter: none
-        raw.append(rgb.constData() + stride * y, stride);
+        const auto* row = reinterpret_cast<const quint8*>(rgb.constData() + stride * y);
+        *out++ = char(1);
+        for (qsizetype x = 0; x < stride; ++x)
+            *out++ = char(quint8(row[x] - (x >= 3 ? row[x - 3] : 0)));
     }
     // qCompress writes the length as 4 big-endian bytes, then a zlib stream: what IDAT holds.
-    const QByteArray z = qCompress(raw, 6);
+    const QByteArray z = qCompress(raw, 1);
     QByteArray ihdr;
     appendBigEndian(ihdr, quint32(width));
     appendBigEndian(ihdr, quint32(height));

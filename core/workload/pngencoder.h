@@ -6,7 +6,7 @@ namespace ks {
 
 /// A PNG file of 8-bit RGB pixels (`rgb`: height rows of width*3 bytes), written
 /// without QtGui so the core stays widget- and GUI-free: one IDAT chunk deflated
-/// by qCompress (zlib), filter type 0 on every row. Returns an empty array when
+/// by qCompress (zlib), filter type 1 (Sub) on every row. Returns an empty array when
 /// `rgb` does not hold width*height*3 bytes.
 QByteArray encodePng(const QByteArray& rgb, int width, int height);
 
