@@ -151,7 +151,20 @@ std::variant<CompletionRequest, ApiError> parseCompletionRequest(
             req.promptTokens += countTokens(text);
             blocks.addText(text);
         }
-        req.promptKey = QByteArray::fromStdString(messages.dump());
+        if (req.images == 0) {
+            req.promptKey = QByteArray::fromStdString(messages.dump());
+        } else {
+            // The output depends on the images through their hashes: serializing
+            // megabytes of base64 again would cost more than the request's parse.
+            json keyed = messages;
+            for (json& m : keyed)
+                if (m.value("content", json()).is_array())
+                    for (json& part : m["content"])
+                        if (part.value("type", json()) == "image_url")
+                            part["image_url"]["url"] = std::to_string(hashBytes(
+                                QByteArray::fromStdString(part["image_url"]["url"].get_ref<const std::string&>())));
+            req.promptKey = QByteArray::fromStdString(keyed.dump());
+        }
         const json& tools = doc.value("tools", json());
         if (!tools.is_null() && !tools.is_array())
             return badRequest(QStringLiteral("'tools' must be a list"), QStringLiteral("tools"));
