@@ -138,6 +138,40 @@ private slots:
         QCOMPARE(distinct.size(), 2); // images 2 and 3 of the pool's 3
     }
 
+    // Folder images: each file's own bytes, base64 in a data URL of its type, in a seeded order over the files.
+    void folderImagesAreTheFilesBytes()
+    {
+        QTemporaryDir dir;
+        QMap<QByteArray, QByteArray> files; // bytes -> mime
+        for (int k = 0; k < 3; ++k) {
+            const QByteArray png = ImagePool::syntheticPng(7, k, 10 + k, 6);
+            const bool jpeg = k == 2; // the bytes need not match the name: the name gives the type
+            QFile f(dir.filePath(
+                QStringLiteral("img%1.%2").arg(k).arg(jpeg ? QStringLiteral("jpg") : QStringLiteral("png"))));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(png);
+            files.insert(png, jpeg ? "image/jpeg" : "image/png");
+        }
+        LoadSpec s = chatSpec({ { "count", 3 }, { "source", "folder" }, { "path", dir.path().toStdString() } });
+        const RequestFactory factory(s, {});
+        const PromptTurn turn = factory.workload()->turn(0, 0, {});
+        QCOMPARE(turn.images, 3);
+        const json content = json::parse(factory.body(turn).toStdString())["messages"][0]["content"];
+        QSet<QByteArray> seen;
+        qint64 bytes = 0;
+        for (std::size_t i = 1; i < content.size(); ++i) {
+            const QByteArray url = QByteArray::fromStdString(content[i]["image_url"]["url"].get<std::string>());
+            const qsizetype comma = url.indexOf(',');
+            const QByteArray data = QByteArray::fromBase64(url.mid(comma + 1));
+            QVERIFY(files.contains(data));
+            QCOMPARE(url.left(comma), "data:" + files.value(data) + ";base64");
+            seen.insert(data);
+            bytes += data.size();
+        }
+        QCOMPARE(seen.size(), 3); // three images of a message are three different files
+        QCOMPARE(turn.imageBytes, bytes);
+    }
+
     void simReadsSizesAndChargesTokens()
     {
         // By hand from Qwen2-VL's smart_resize: 1024 rounds to 37 patches of 28;
