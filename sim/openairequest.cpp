@@ -1,6 +1,7 @@
 #include "openairequest.h"
 
 #include "hashing.h"
+#include "imageinput.h"
 #include "promptblocks.h"
 #include "util/boundedjson.h"
 
@@ -19,6 +20,43 @@ constexpr int kBytesPerLongToken = 8;
 ApiError badRequest(const QString& message, const QString& param = {})
 {
     return { 400, message, QStringLiteral("BadRequestError"), param };
+}
+
+// OpenAI's content parts: text parts count as text; each image_url part is read
+// for its size and charged imageTokens, its blocks keyed by the image's bytes (as
+// vLLM keys cached multimodal inputs by their hash).
+std::optional<ApiError> addContentParts(const json& parts, CompletionRequest& req, PromptBlocks& blocks)
+{
+    for (const json& part : parts) {
+        const std::string type = part.is_object() && part.value("type", json()).is_string()
+            ? part["type"].get<std::string>()
+            : std::string();
+        if (type == "text" && part.value("text", json()).is_string()) {
+            const QByteArray text = QByteArray::fromStdString(part["text"].get<std::string>());
+            req.promptTokens += countTokens(text);
+            blocks.addText(text);
+            continue;
+        }
+        if (type != "image_url")
+            return badRequest(QStringLiteral("content parts must be {\"type\": \"text\", \"text\"} or "
+                                             "{\"type\": \"image_url\", \"image_url\": {\"url\"}}"),
+                QStringLiteral("messages"));
+        const json url
+            = part.value("image_url", json::object()).is_object() ? part["image_url"].value("url", json()) : json();
+        if (!url.is_string())
+            return badRequest(QStringLiteral("image_url needs a string 'url'"), QStringLiteral("messages"));
+        auto image = readImageUrl(url.get_ref<const std::string&>());
+        if (auto* error = std::get_if<QString>(&image))
+            return badRequest(*error, QStringLiteral("messages"));
+        const ImageInput& in = std::get<ImageInput>(image);
+        ++req.images;
+        req.imageTokens += in.tokens;
+        req.imageBytes += in.bytes;
+        req.promptTokens += in.tokens;
+        for (int i = 0; i < in.tokens; ++i)
+            blocks.addToken(combine(in.hash, std::uint64_t(i)));
+    }
+    return std::nullopt;
 }
 } // namespace
 
@@ -98,16 +136,35 @@ std::variant<CompletionRequest, ApiError> parseCompletionRequest(
             if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
                 return badRequest(QStringLiteral("each message needs a string 'role'"), QStringLiteral("messages"));
             const json& content = m.value("content", json(""));
-            const QByteArray text = content.is_string() ? QByteArray::fromStdString(content.get<std::string>())
-                                                        : QByteArray::fromStdString(content.dump());
-            req.promptTokens += kChatTokensPerMessage + countTokens(text);
+            req.promptTokens += kChatTokensPerMessage;
             // The chat template's tokens around each message: the role marker first.
             blocks.addToken(hashBytes(QByteArray::fromStdString("<|" + m["role"].get<std::string>() + "|>")));
             for (int i = 1; i < kChatTokensPerMessage; ++i)
                 blocks.addToken(mix64(0x7e4d00 + std::uint64_t(i)));
+            if (content.is_array()) {
+                if (auto error = addContentParts(content, req, blocks))
+                    return *error;
+                continue;
+            }
+            const QByteArray text = content.is_string() ? QByteArray::fromStdString(content.get<std::string>())
+                                                        : QByteArray::fromStdString(content.dump());
+            req.promptTokens += countTokens(text);
             blocks.addText(text);
         }
-        req.promptKey = QByteArray::fromStdString(messages.dump());
+        if (req.images == 0) {
+            req.promptKey = QByteArray::fromStdString(messages.dump());
+        } else {
+            // The output depends on the images through their hashes: serializing
+            // megabytes of base64 again would cost more than the request's parse.
+            json keyed = messages;
+            for (json& m : keyed)
+                if (m.value("content", json()).is_array())
+                    for (json& part : m["content"])
+                        if (part.value("type", json()) == "image_url")
+                            part["image_url"]["url"] = std::to_string(hashBytes(
+                                QByteArray::fromStdString(part["image_url"]["url"].get_ref<const std::string&>())));
+            req.promptKey = QByteArray::fromStdString(keyed.dump());
+        }
         const json& tools = doc.value("tools", json());
         if (!tools.is_null() && !tools.is_array())
             return badRequest(QStringLiteral("'tools' must be a list"), QStringLiteral("tools"));

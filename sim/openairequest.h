@@ -28,6 +28,9 @@ struct CompletionRequest {
     /// call of `toolName` (tool_choice's named function, else the first tool).
     bool toolCall = false;
     QByteArray toolName;
+    int images = 0; ///< image_url content parts (chat)
+    int imageTokens = 0; ///< their tokens (imageTokens), part of promptTokens
+    qint64 imageBytes = 0; ///< their files' bytes
 };
 
 /// An error in the OpenAI shape: {"error": {"message", "type", "param", "code"}}.

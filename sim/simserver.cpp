@@ -178,6 +178,9 @@ void SimServer::handleCompletion(
     truth->endpoint = endpoint == Endpoint::Chat ? "chat" : "completions";
     truth->stream = req.stream;
     truth->promptTokens = req.promptTokens;
+    truth->images = req.images;
+    truth->imageTokens = req.imageTokens;
+    truth->imageBytes = req.imageBytes;
     truth->maxTokens = req.maxTokens;
     truth->outputTokens = outputTokens;
     truth->fault = faultName(fault);

@@ -33,6 +33,9 @@ void TruthLog::append(const TruthRecord& r)
         { "endpoint", r.endpoint.toStdString() },
         { "stream", r.stream },
         { "prompt_tokens", r.promptTokens },
+        { "images", r.images },
+        { "image_tokens", r.imageTokens },
+        { "image_bytes", r.imageBytes },
         { "max_tokens", r.maxTokens },
         { "output_tokens", r.outputTokens },
         { "tokens_written", r.tokensWritten },
@@ -94,6 +97,9 @@ std::vector<TruthRecord> readTruthLog(const QString& path, QString* error)
         r.endpoint = bytesOf(line, "endpoint");
         r.stream = line.value("stream", nlohmann::json()).is_boolean() && line["stream"].get<bool>();
         r.promptTokens = numberOf(line, "prompt_tokens", r.promptTokens);
+        r.images = numberOf(line, "images", r.images);
+        r.imageTokens = numberOf(line, "image_tokens", r.imageTokens);
+        r.imageBytes = numberOf(line, "image_bytes", r.imageBytes);
         r.maxTokens = numberOf(line, "max_tokens", r.maxTokens);
         r.outputTokens = numberOf(line, "output_tokens", r.outputTokens);
         r.tokensWritten = numberOf(line, "tokens_written", r.tokensWritten);

@@ -15,7 +15,10 @@ struct TruthRecord {
     QByteArray clientRequestId; ///< the X-Request-Id header, when the client sent one
     QByteArray endpoint;
     bool stream = false;
-    int promptTokens = 0;
+    int promptTokens = 0; ///< text and image tokens
+    int images = 0; ///< image_url content parts
+    int imageTokens = 0; ///< their tokens, part of promptTokens
+    qint64 imageBytes = 0; ///< their files' bytes, decoded from base64
     int maxTokens = 0;
     int outputTokens = 0; ///< tokens the engine planned for this request
     int tokensWritten = 0;

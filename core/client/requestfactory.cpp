@@ -10,6 +10,35 @@
 
 namespace ks {
 
+namespace {
+// Survives JSON escaping unchanged and never occurs in a prompt's escaped text
+// (a prompt's own quotes are escaped, these are not).
+constexpr const char* kImageMarker = "@@knobscope-image@@";
+
+// Replaces the markers, in order, by the messages' data URLs: one pass of appends,
+// so a body with megabytes of images costs a copy, never an encode.
+QByteArray spliceImages(const QByteArray& text, const PromptTurn& turn)
+{
+    const QByteArray marker = QByteArray("\"") + kImageMarker + '"';
+    QByteArray out;
+    out.reserve(text.size() + qsizetype(turn.imageBytes / 3 * 4 + 64 * turn.images));
+    qsizetype from = 0;
+    for (const PromptTurn::Message& m : turn.messages) {
+        for (const ImageRef& image : m.images) {
+            const qsizetype at = text.indexOf(marker, from);
+            if (at < 0)
+                break;
+            out.append(text.constData() + from, at - from + 1);
+            out += image->dataUrl;
+            out += '"';
+            from = at + marker.size();
+        }
+    }
+    out.append(text.constData() + from, text.size() - from);
+    return out;
+}
+} // namespace
+
 RequestFactory::RequestFactory(const LoadSpec& spec, QByteArray apiKey)
     : m_spec(spec)
     , m_apiKey(std::move(apiKey))
@@ -112,10 +141,24 @@ QByteArray RequestFactory::body(const PromptTurn& turn) const
         { "stream_options", { { "include_usage", true } } } };
     if (m_spec.api == ApiKind::Chat) {
         nlohmann::json messages = nlohmann::json::array();
-        for (const PromptTurn::Message& m : turn.messages)
-            messages.push_back({ { "role", m.role }, { "content", m.content.toStdString() } });
+        for (const PromptTurn::Message& m : turn.messages) {
+            if (m.images.empty()) {
+                messages.push_back({ { "role", m.role }, { "content", m.content.toStdString() } });
+                continue;
+            }
+            // OpenAI's content parts: the text, then one image_url part per image,
+            // whose URL is a marker replaced by the cached data URL below.
+            nlohmann::json parts
+                = nlohmann::json::array({ { { "type", "text" }, { "text", m.content.toStdString() } } });
+            for (std::size_t i = 0; i < m.images.size(); ++i)
+                parts.push_back({ { "type", "image_url" }, { "image_url", { { "url", kImageMarker } } } });
+            messages.push_back({ { "role", m.role }, { "content", std::move(parts) } });
+        }
         b["messages"] = std::move(messages);
         addTools(b);
+        if (turn.images > 0)
+            return spliceImages(
+                QByteArray::fromStdString(b.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)), turn);
     } else {
         b["prompt"] = Workload::completionPrompt(turn).toStdString();
     }

@@ -280,6 +280,8 @@ void StreamWorker::send(qint64 index, qint64 tSchedUs, std::shared_ptr<Session> 
         body = factory.body(turn);
         record.inTokens = turn.inTokens;
         record.prefix = turn.prefix;
+        record.images = turn.images;
+        record.imageBytes = turn.imageBytes;
         if (session) {
             record.session = session->index;
             record.turn = session->turn;

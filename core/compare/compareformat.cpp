@@ -143,6 +143,23 @@ QString ttftSplitMarkdown(const nlohmann::json& arm)
         + out;
 }
 
+// The images each configuration's requests carried, when any did.
+QString imagesMarkdown(const nlohmann::json& arm)
+{
+    QStringList parts;
+    for (const auto& config : arm["configs"]) {
+        const nlohmann::json images = config.value("images", nlohmann::json());
+        if (images.is_object())
+            parts << QStringLiteral("%1 %2 (p50 %3 a request, %4 KB p50 / %5 KB p99 a request)")
+                         .arg(QString::fromStdString(config["config"].get<std::string>()),
+                             number(images.value("total", nlohmann::json()), 0),
+                             number(images.value("per_request_p50", nlohmann::json()), 0),
+                             number(images.value("bytes_p50", 0.0) / 1024, 0),
+                             number(images.value("bytes_p99", 0.0) / 1024, 0));
+    }
+    return parts.isEmpty() ? QString() : QStringLiteral("Images: %1.\n").arg(parts.join(QStringLiteral("; ")));
+}
+
 QString repeatsMarkdown(const nlohmann::json& arm)
 {
     QString out;
@@ -235,6 +252,7 @@ QString compareMarkdown(const nlohmann::json& arms)
             out += line + QLatin1Char('\n');
         out += reasoningMarkdown(arm);
         out += ttftSplitMarkdown(arm);
+        out += imagesMarkdown(arm);
         out += repeatsMarkdown(arm);
         if (arm.contains("note"))
             out += QStringLiteral("Note: %1.\n").arg(QString::fromStdString(arm["note"].get<std::string>()));

@@ -332,6 +332,8 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             }
             if (s.contains("ttft_split_ms"))
                 entry["ttft_split_ms"] = s["ttft_split_ms"];
+            if (s.contains("images"))
+                entry["images"] = s["images"];
             if (group.runs.size() == 1 && group.runs.front()->summary.is_object()
                 && group.runs.front()->summary.contains("ttft_split_ms")) // vLLM's histograms: the live summary's
                 offerTtftSplit(entry, group.runs.front()->summary["ttft_split_ms"]);

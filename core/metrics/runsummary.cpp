@@ -1,5 +1,6 @@
 #include "metrics/runsummary.h"
 
+#include "metrics/imagetally.h"
 #include "metrics/percentiles.h"
 #include "metrics/tracelateness.h"
 #include "metrics/ttftsplit.h"
@@ -89,6 +90,8 @@ struct Facts {
     int answerTokens = -1;
     int toolCallEvents = 0;
     int toolCalls = 0;
+    int images = 0;
+    qint64 imageBytes = 0;
 };
 
 // Reasoning and tool calls over a run's ok requests: totals, and ITL over the
@@ -149,12 +152,14 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
     double outTokens = 0;
     TtftSplitInput split;
     ReasoningTally tally;
+    ImageTally images;
     for (std::size_t i = 0; i < n; ++i) {
         const Facts f = at(i);
         const RequestTimes& r = f.t;
         if (r.warmup)
             continue;
         ++requests;
+        images.add(f.images, f.imageBytes);
         firstSend = std::min(firstSend, r.tSendUs);
         firstSched = std::min(firstSched, r.tSchedUs);
         lastSched = std::max(lastSched, r.tSchedUs);
@@ -226,6 +231,7 @@ nlohmann::json summarizeFacts(const QString& run, const QString& config, const Q
         { "completion_req_per_s", ok > 1 && lastEnd > firstEnd ? (ok - 1) / (double(lastEnd - firstEnd) / 1e6) : 0.0 },
     };
     tally.write(s);
+    images.write(s);
     if (slo.any())
         s["slo"] = { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } };
     if (nlohmann::json t = ttftSplitFromRequests(split); !t.is_null())
@@ -254,7 +260,7 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
             return Facts { { r.tSchedUs, r.tSendUs, r.tWireUs, r.tHeadersUs, r.ttftUs, r.ttfcUs, r.e2eUs, r.outTokens,
                                r.ok, r.warmup },
                 r.itlUs, &r.error, &r.errorDetail, r.server.any() ? &r.server : nullptr, r.reasoningTokens,
-                r.answerTokens, r.toolCallEvents, r.toolCalls };
+                r.answerTokens, r.toolCallEvents, r.toolCalls, r.images, r.imageBytes };
         },
         slo, client);
 }
@@ -268,7 +274,7 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
             const RequestExtra* x = records.extra(i);
             return Facts { records.times(i), records.itl(i), x ? &x->error : &kNoText, x ? &x->errorDetail : &kNoText,
                 records.timings(i), x ? x->reasoningTokens : -1, x ? x->answerTokens : -1, x ? x->toolCallEvents : 0,
-                x ? x->toolCalls : 0 };
+                x ? x->toolCalls : 0, x ? x->images : 0, x ? x->imageBytes : 0 };
         },
         slo, client);
 }

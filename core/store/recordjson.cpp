@@ -42,6 +42,10 @@ nlohmann::json toJson(const RequestRecord& r)
         j["tool_call_events"] = r.toolCallEvents;
         j["tool_calls"] = r.toolCalls;
     }
+    if (r.images > 0) {
+        j["images"] = r.images;
+        j["image_bytes"] = r.imageBytes;
+    }
     if (r.session >= 0) {
         j["session"] = r.session;
         j["turn"] = r.turn;

@@ -230,6 +230,10 @@ bool FastRequestParser::parse(
                 }
             } else if (key == "in_tokens") {
                 fine = intField(value, 0, INT_MAX, &r.inTokens);
+            } else if (key == "images") {
+                fine = intField(value, 0, INT_MAX, &r.images);
+            } else if (key == "image_bytes") {
+                fine = integerField(value, 0, INT64_MAX, &r.imageBytes);
             } else {
                 return false;
             }

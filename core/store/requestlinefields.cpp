@@ -45,6 +45,8 @@ const std::unordered_map<std::string_view, RequestField>& requestLineFields()
         { "answer_tokens", RequestField::AnswerTokens },
         { "tool_call_events", RequestField::ToolCallEvents },
         { "tool_calls", RequestField::ToolCalls },
+        { "images", RequestField::Images },
+        { "image_bytes", RequestField::ImageBytes },
     };
     return map;
 }
@@ -63,6 +65,7 @@ std::pair<qint64, qint64> rangeOf(RequestField f)
     case RequestField::AnswerTokens:
     case RequestField::ToolCallEvents:
     case RequestField::ToolCalls:
+    case RequestField::Images:
         return { 0, INT_MAX };
     default:
         return { 0, std::numeric_limits<qint64>::max() };

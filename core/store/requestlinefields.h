@@ -49,6 +49,8 @@ enum class RequestField {
     AnswerTokens,
     ToolCallEvents,
     ToolCalls,
+    Images,
+    ImageBytes,
 };
 
 const std::unordered_map<std::string_view, RequestField>& requestLineFields();

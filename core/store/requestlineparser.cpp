@@ -321,6 +321,12 @@ private:
         case RequestField::ToolCalls:
             small = &m_record.toolCalls;
             break;
+        case RequestField::Images:
+            small = &m_record.images;
+            break;
+        case RequestField::ImageBytes:
+            target = &m_record.imageBytes;
+            break;
         default:
             wrong(QStringLiteral("expected %1, got %2").arg(expected(m_field), QLatin1String(got)));
             return true;

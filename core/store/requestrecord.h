@@ -52,6 +52,8 @@ struct RequestRecord {
     int answerTokens = -1;
     int toolCallEvents = 0; ///< token events that carried delta.tool_calls
     int toolCalls = 0; ///< distinct tool calls among them (by index, else by id)
+    int images = 0; ///< images sent in the request's messages
+    qint64 imageBytes = 0; ///< their image files' bytes (base64 on the wire is 4/3 of it)
     int status = 0;
     bool ok = false;
     bool warmup = false; ///< excluded from statistics

@@ -45,7 +45,7 @@ void RequestTable::push_back(const RequestRecord& r)
     }
     const bool needsExtra = wide || !r.probe.isEmpty() || !r.error.isEmpty() || !r.errorDetail.isEmpty()
         || !r.reasoningSha256.isEmpty() || !r.outputText.isEmpty() || !r.reasoningText.isEmpty()
-        || r.reasoningTokens >= 0 || r.answerTokens >= 0 || r.toolCallEvents > 0;
+        || r.reasoningTokens >= 0 || r.answerTokens >= 0 || r.toolCallEvents > 0 || r.images > 0;
     if (needsExtra) {
         RequestExtra x;
         x.probe = r.probe;
@@ -60,6 +60,8 @@ void RequestTable::push_back(const RequestRecord& r)
         x.answerTokens = r.answerTokens;
         x.toolCallEvents = r.toolCallEvents;
         x.toolCalls = r.toolCalls;
+        x.images = r.images;
+        x.imageBytes = r.imageBytes;
         if (wide) {
             row.flags |= LoadedRequest::kWide;
             x.id = r.id;
@@ -189,6 +191,8 @@ RequestRecord RequestTable::operator[](std::size_t i) const
         r.answerTokens = x->answerTokens;
         r.toolCallEvents = x->toolCallEvents;
         r.toolCalls = x->toolCalls;
+        r.images = x->images;
+        r.imageBytes = x->imageBytes;
     }
     return r;
 }

@@ -67,6 +67,8 @@ struct RequestExtra {
     QByteArray reasoningText;
     int reasoningTokens = -1, answerTokens = -1, toolCallEvents = 0, toolCalls = 0; ///< as in RequestRecord
     bool reasoningTokensFromUsage = false;
+    int images = 0; ///< as in RequestRecord
+    qint64 imageBytes = 0;
     // Full values when they do not fit a LoadedRequest (kWide).
     qint64 id = 0, tSchedUs = 0, tWireUs = -1, tHeadersUs = -1, ttftUs = -1, ttfcUs = -1, e2eUs = -1;
 };

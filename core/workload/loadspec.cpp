@@ -10,6 +10,8 @@ QString LoadSpec::validate() const
         return QStringLiteral("a model name is required");
     if (api != ApiKind::Chat && (!prompts.toolsJson.empty() || !prompts.toolChoiceJson.empty()))
         return QStringLiteral("tools and tool_choice are sent with chat requests only (api \"chat\")");
+    if (api != ApiKind::Chat && prompts.images)
+        return QStringLiteral("images are sent with chat requests only (api \"chat\")");
     if (mode == Mode::Concurrency && concurrency < 1)
         return QStringLiteral("concurrency must be at least 1");
     if (mode == Mode::Rate && !(rate > 0))
@@ -41,7 +43,7 @@ bool LoadSpec::plainPrompts() const
 {
     return !trace && prompts.source == PromptSpec::Source::Synthetic
         && (!prompts.inputTokens || (prompts.inputTokens->isFixed() && prompts.inputTokens->value == inputTokens))
-        && prompts.prefixes == 0 && !prompts.multiTurn() && !maxTokensDist && !prompts.seed;
+        && prompts.prefixes == 0 && !prompts.multiTurn() && !prompts.images && !maxTokensDist && !prompts.seed;
 }
 
 } // namespace ks

@@ -52,16 +52,17 @@ std::optional<PromptSpec> parsePromptSpec(
     const bool synthetic = spec.source == PromptSpec::Source::Synthetic;
     for (const auto& item : value.items()) {
         const std::string& key = item.key();
-        const bool common = knownKey(key, { "source", "seed", "multi_turn", "tools", "tool_choice" });
+        const bool common = knownKey(key, { "source", "seed", "multi_turn", "tools", "tool_choice", "images" });
         const bool own
             = synthetic ? knownKey(key, { "input_tokens", "shared_prefix" }) : knownKey(key, { "path", "format" });
         if (!common && !own)
             errors.emplace_back(field(key.c_str()),
                 QStringLiteral("unknown field for %1 prompts (known: %2)")
                     .arg(source,
-                        synthetic ? QStringLiteral(
-                            "source, input_tokens, seed, shared_prefix, multi_turn, tools, tool_choice")
-                                  : QStringLiteral("source, path, format, seed, multi_turn, tools, tool_choice")));
+                        synthetic
+                            ? QStringLiteral(
+                                "source, input_tokens, seed, shared_prefix, multi_turn, tools, tool_choice, images")
+                            : QStringLiteral("source, path, format, seed, multi_turn, tools, tool_choice, images")));
     }
     if (const auto it = value.find("tools"); it != value.end()) {
         if (!it->is_array() || it->empty()
@@ -77,6 +78,8 @@ std::optional<PromptSpec> parsePromptSpec(
         else
             spec.toolChoiceJson = it->dump();
     }
+    if (const auto it = value.find("images"); it != value.end())
+        spec.images = parseImageSpec(*it, field("images"), errors);
     if (const auto it = value.find("seed"); it != value.end()) {
         if (!it->is_number_integer() || it->get<long long>() < 0)
             errors.emplace_back(field("seed"), QStringLiteral("expected a whole number >= 0"));

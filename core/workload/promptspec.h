@@ -1,5 +1,6 @@
 #pragma once
 
+#include "workload/imagespec.h"
 #include "workload/lengthdist.h"
 #include "workload/promptdataset.h"
 
@@ -25,6 +26,8 @@ struct PromptSpec {
     /// `tools` and `tool_choice` as JSON text, sent with every chat request; empty: absent.
     std::string toolsJson;
     std::string toolChoiceJson;
+    /// Images on every user message of a chat request; unset: text only.
+    std::optional<ImageSpec> images;
 
     bool multiTurn() const { return turns > 1; }
 };

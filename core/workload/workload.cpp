@@ -22,6 +22,7 @@ std::mt19937_64 streamFor(quint64 seed, qint64 session, int turn, quint64 salt)
 constexpr quint64 kSaltInput = 1;
 constexpr quint64 kSaltOutput = 2;
 constexpr quint64 kSaltPrefix = 3;
+constexpr quint64 kSaltImages = 4;
 
 const char* const kPrefixWords[] = { "system", "policy", "answer", "always", "polite", "concise", "helpful", "careful",
     "review", "context", "follow", "rules", "detail", "clear", "honest", "brief" };
@@ -32,6 +33,8 @@ Workload::Workload(const LoadSpec& spec)
 {
     for (int i = 0; i < m_spec.prompts.prefixes; ++i)
         m_prefixes.push_back(prefixText(seed(), i, m_spec.prompts.prefixTokens));
+    if (m_spec.prompts.images)
+        m_images = std::make_shared<const ImagePool>(*m_spec.prompts.images, seed());
 }
 
 quint64 Workload::seed() const
@@ -60,6 +63,29 @@ int Workload::turnsOf(qint64 session) const
 }
 
 PromptTurn Workload::turn(qint64 session, int turnIndex, const std::vector<QByteArray>& replies) const
+{
+    PromptTurn out = textTurn(session, turnIndex, replies);
+    if (!m_images || (m_spec.trace && m_spec.trace->index))
+        return out;
+    // User message t of a session is run-wide message session * turns + t: the
+    // same images whenever the conversation is resent.
+    int t = 0;
+    for (PromptTurn::Message& m : out.messages) {
+        if (qstrcmp(m.role, "user") != 0)
+            continue;
+        auto rng = streamFor(seed(), session, t, kSaltImages);
+        m.images = m_images->imagesFor(session * m_spec.prompts.turns + t, rng);
+        out.images += int(m.images.size());
+        for (const ImageRef& image : m.images)
+            out.imageBytes += image->bytes;
+        ++t;
+    }
+    if (out.images > 0)
+        out.inTokens = 0; // the server counts image tokens by its own rule: its usage fills it
+    return out;
+}
+
+PromptTurn Workload::textTurn(qint64 session, int turnIndex, const std::vector<QByteArray>& replies) const
 {
     const PromptSpec& p = m_spec.prompts;
     PromptTurn out;
@@ -150,6 +176,8 @@ json Workload::identity(const LoadSpec& spec)
     id["max_tokens"] = spec.trace ? json("trace")
         : spec.maxTokensDist      ? spec.maxTokensDist->toJson()
                                   : json(spec.maxTokens);
+    if (p.images)
+        id["images"] = p.images->toJson();
     id["api"] = spec.api == ApiKind::Chat ? "chat" : "completions";
     return id;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "workload/imagepool.h"
 #include "workload/loadspec.h"
 
 #include <QByteArray>
@@ -15,13 +16,22 @@ namespace ks {
 /// reply to it) ending in this turn's user message.
 struct PromptTurn {
     struct Message {
+        Message(const char* r, QByteArray c, std::vector<ImageRef> i = {})
+            : role(r)
+            , content(std::move(c))
+            , images(std::move(i))
+        {
+        }
         const char* role;
         QByteArray content;
+        std::vector<ImageRef> images; ///< sent after the text as image_url content parts (chat)
     };
     std::vector<Message> messages;
     int maxTokens = 1;
     int inTokens = 0; ///< prompt tokens as knobscope-sim counts them; 0: unknown (the server's usage fills it)
     int prefix = -1; ///< which shared prefix the prompt starts with; -1: none
+    int images = 0; ///< images in all messages
+    qint64 imageBytes = 0; ///< their files' bytes (before base64)
 };
 
 /// The request sequence of an arm, a pure function of the load spec and the
@@ -49,9 +59,11 @@ public:
 
 private:
     quint64 seed() const;
+    PromptTurn textTurn(qint64 session, int turn, const std::vector<QByteArray>& replies) const;
 
     LoadSpec m_spec;
     std::vector<QByteArray> m_prefixes;
+    std::shared_ptr<const ImagePool> m_images; ///< set when the prompts carry images
 };
 
 } // namespace ks
