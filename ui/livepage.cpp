@@ -104,7 +104,7 @@ LivePage::LivePage(QWidget* parent)
     m_knob->setMinimumHeight(260);
     m_knob->hide();
     m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
-    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used (%)"));
+    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used, spec acceptance (%)"));
     m_charts[QStringLiteral("gpu")]->setRightAxisLabel(tr("power (W)"));
 
     // The charts scroll once the GPU, drift and knee rows no longer fit (at
@@ -158,7 +158,7 @@ void LivePage::clear()
     for (TimeSeriesPlot* chart : std::as_const(m_charts))
         chart->clear();
     m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
-    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used (%)"));
+    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used, spec acceptance (%)"));
     m_charts[QStringLiteral("gpu")]->setRightAxisLabel(tr("power (W)"));
     m_offsets.clear();
     m_labelRows.clear();
@@ -331,6 +331,11 @@ void LivePage::addSnapshot(const QString& run, const RunSnapshot& s)
     if (s.kvCacheUsage >= 0) {
         server->ensureSeries(config + QStringLiteral("/kv"), config + tr(" KV %"), QPen(color, 1, Qt::DotLine), true);
         server->append(config + QStringLiteral("/kv"), x, s.kvCacheUsage * 100.0);
+    }
+    if (s.specAcceptance >= 0) { // speculative decoding: accepted over drafted tokens so far
+        server->ensureSeries(config + QStringLiteral("/spec"), config + tr(" spec acceptance %"),
+            QPen(color, 1.4, Qt::DashDotLine), true);
+        server->append(config + QStringLiteral("/spec"), x, s.specAcceptance * 100.0);
     }
 
     addGpuGauges(config, s.gpu, x);

@@ -325,6 +325,15 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             allGentle = allGentle && gentle;
             entry["gentle"] = gentle;
             entry["max_waiting"] = maxWaiting;
+            for (const char* key : { "spec_acceptance", "spec_mean_accepted" }) { // the mean over repeats
+                double sum = 0;
+                int n = 0;
+                for (const RunData* r : group.runs)
+                    if (r->summary.is_object() && r->summary.value(key, nlohmann::json()).is_number())
+                        sum += r->summary[key].get<double>(), ++n;
+                if (n > 0)
+                    entry[key] = sum / n;
+            }
             if (s.contains("ttft_split_ms"))
                 entry["ttft_split_ms"] = s["ttft_split_ms"];
             if (group.runs.size() == 1 && group.runs.front()->summary.is_object()
