@@ -26,6 +26,17 @@ BatchEngine::BatchEngine(EngineConfig config)
               : int(std::clamp<qint64>(m_config.kvCacheTokens / kKvBlockTokens, 1, std::numeric_limits<int>::max())))
 {
     m_jitterRng.seed(m_config.jitterSeed);
+    m_specRng.seed(m_config.specSeed);
+    m_spec.acceptedPerPosition.assign(std::size_t(std::max(0, m_config.specTokens)), 0);
+}
+
+int BatchEngine::drawAccepted(int tokens, double accept, std::mt19937_64& rng)
+{
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    int accepted = 0;
+    while (accepted < tokens && uniform(rng) < accept)
+        ++accepted;
+    return accepted;
 }
 
 void BatchEngine::submit(const SequenceSpec& spec, std::vector<std::uint64_t> blocks)
@@ -118,13 +129,25 @@ StepOutcome BatchEngine::step()
 
     int budget = m_config.maxNumBatchedTokens;
     int decodeSeqs = 0;
+    const int draft = std::max(0, m_config.specTokens);
     for (Sequence& seq : m_running) {
         if (seq.prefillRemaining > 0 || seq.generated >= seq.spec.outputTokens)
             continue;
-        out.emissions.push_back({ seq.spec.id, seq.generated, seq.generated + 1 == seq.spec.outputTokens });
-        ++seq.generated;
+        TokenEmission e { seq.spec.id, seq.generated, false, 1, draft, 0 };
+        if (draft > 0) {
+            e.acceptedTokens = drawAccepted(draft, m_config.specAccept, m_specRng);
+            e.count = std::min(e.acceptedTokens + 1, seq.spec.outputTokens - seq.generated);
+            ++m_spec.drafts;
+            m_spec.draftTokens += quint64(draft);
+            m_spec.acceptedTokens += quint64(e.acceptedTokens);
+            for (int i = 0; i < e.acceptedTokens; ++i)
+                ++m_spec.acceptedPerPosition[std::size_t(i)];
+        }
+        seq.generated += e.count;
+        e.last = seq.generated == seq.spec.outputTokens;
+        out.emissions.push_back(e);
         ++decodeSeqs;
-        --budget;
+        budget -= 1 + draft; // the verifier computes every drafted position
     }
     out.decodeBatch = decodeSeqs;
     for (Sequence& seq : m_running) {
@@ -137,6 +160,8 @@ StepOutcome BatchEngine::step()
 
     const auto& p = m_config.profile;
     double durationUs = p.stepBaseUs + p.stepPerSeqUs * out.decodeBatch + p.prefillPerTokenUs * out.prefillTokens;
+    if (draft > 0 && decodeSeqs > 0) // verifying the drafts, and drafting them
+        durationUs += p.prefillPerTokenUs * draft * decodeSeqs + m_config.specDraftCost * p.stepBaseUs * draft;
     if (m_config.stepJitter > 0) {
         const double sd = m_config.stepJitter;
         durationUs *= 1.0 + std::clamp(std::normal_distribution<double>(0.0, sd)(m_jitterRng), -3 * sd, 3 * sd);

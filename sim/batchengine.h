@@ -28,6 +28,15 @@ struct EngineConfig {
     /// arrives, so requests that arrive together (a closed-loop client
     /// re-sending a wave) share that step (docs/simulator.md). 0: at once.
     std::int64_t idleWakeUs = 0;
+    /// Speculative decoding (docs/simulator.md): each decode step drafts this many
+    /// tokens per sequence; 0: off.
+    int specTokens = 0;
+    /// Chance that each draft token is accepted, until the first rejection.
+    double specAccept = 0;
+    /// Cost of one draft token, as a fraction of stepBaseUs (the draft model's
+    /// steps run one after another, each for the whole batch).
+    double specDraftCost = 0.15;
+    std::uint64_t specSeed = 0;
 };
 
 struct SequenceSpec {
@@ -37,10 +46,15 @@ struct SequenceSpec {
     std::uint64_t promptHash = 0;
 };
 
+/// Tokens of one sequence that become visible at the end of a step: one, or
+/// with speculative decoding the accepted drafts plus the verifier's own token.
 struct TokenEmission {
     std::uint64_t id = 0;
-    int tokenIndex = 0;
-    bool last = false;
+    int tokenIndex = 0; ///< the first token's index
+    bool last = false; ///< the sequence's last token is among them
+    int count = 1; ///< tokens, from tokenIndex on
+    int draftTokens = 0; ///< speculative decoding: tokens drafted for this sequence this step
+    int acceptedTokens = 0; ///< of those, accepted (may exceed count - 1 at the output's end)
 };
 
 struct Admission {
@@ -71,6 +85,11 @@ struct StepOutcome {
 /// their KV-cache reservation (prompt + output) fits. A sequence whose prefill
 /// completes in a step emits its first token at the end of that step.
 /// Step time = base + perSeq * sampled sequences + prefillPerToken * prefill tokens.
+/// With speculative decoding (specTokens K > 0) a decoding sequence drafts K
+/// tokens, accepts each with probability specAccept until the first rejection
+/// and emits the accepted ones plus one; the step verifies K + 1 positions per
+/// decoding sequence, so it costs prefillPerToken * K more per sequence, plus
+/// specDraftCost * base per draft token (docs/simulator.md).
 class BatchEngine {
 public:
     explicit BatchEngine(EngineConfig config);
@@ -93,6 +112,18 @@ public:
     /// vLLM's prefix-cache counters: prompt tokens looked up, and those found cached.
     quint64 prefixCacheQueries() const { return m_prefixQueries; }
     quint64 prefixCacheHits() const { return m_prefixHits; }
+    /// vLLM's spec-decode counters: drafts (one per sequence per decode step),
+    /// draft tokens, accepted tokens, and accepted tokens by draft position.
+    struct SpecCounters {
+        quint64 drafts = 0;
+        quint64 draftTokens = 0;
+        quint64 acceptedTokens = 0;
+        std::vector<quint64> acceptedPerPosition;
+    };
+    const SpecCounters& specCounters() const { return m_spec; }
+    /// Accepted draft tokens of one draft: each accepted with probability `accept`
+    /// until the first rejection, at most `tokens` (a geometric run, from `rng`).
+    static int drawAccepted(int tokens, double accept, std::mt19937_64& rng);
 
 private:
     struct Sequence {
@@ -115,6 +146,8 @@ private:
     quint64 m_prefixQueries = 0;
     quint64 m_prefixHits = 0;
     std::mt19937_64 m_jitterRng;
+    std::mt19937_64 m_specRng;
+    SpecCounters m_spec;
 };
 
 } // namespace kssim

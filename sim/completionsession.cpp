@@ -49,7 +49,7 @@ void CompletionSession::start()
         return;
     m_connection->beginStream();
     if (m_setup.request.endpoint == Endpoint::Chat)
-        sendEvent(m_formatter.roleChunk(), false);
+        sendEvent(m_formatter.roleChunk(), 0);
 }
 
 void CompletionSession::onAdmitted(const Admission& admission, std::int64_t stepStartUs)
@@ -60,7 +60,7 @@ void CompletionSession::onAdmitted(const Admission& admission, std::int64_t step
     m_truth->admittedUs = stepStartUs;
 }
 
-void CompletionSession::sendEvent(const QByteArray& payload, bool countsAsToken)
+void CompletionSession::sendEvent(const QByteArray& payload, int tokens)
 {
     const QByteArray eol = m_setup.wire.crlf ? "\r\n" : "\n";
     if (m_setup.wire.comments && m_eventsSent % 8 == 0)
@@ -75,10 +75,10 @@ void CompletionSession::sendEvent(const QByteArray& payload, bool countsAsToken)
         std::sort(cuts.begin(), cuts.end());
     }
     SimConnection::WrittenCallback onWritten;
-    if (countsAsToken) {
-        onWritten = [truth = m_truth](std::int64_t us) {
+    if (tokens > 0) {
+        onWritten = [truth = m_truth, tokens](std::int64_t us) {
             truth->tokenUs.push_back(us);
-            ++truth->tokensWritten;
+            truth->tokensWritten += tokens;
         };
     }
     m_connection->sendChunk(framed, cuts, std::move(onWritten));
@@ -94,7 +94,7 @@ SimConnection::WrittenCallback CompletionSession::onLastByteWritten() const
 
 void CompletionSession::sendDone()
 {
-    sendEvent("[DONE]", false);
+    sendEvent("[DONE]", 0);
     m_connection->endStream(onLastByteWritten());
 }
 
@@ -107,7 +107,7 @@ CompletionSession::State CompletionSession::injectMidStreamFault(std::int64_t no
         return State::Aborted;
     case Fault::ErrorEvent:
         if (m_setup.request.stream) {
-            sendEvent(errorBody(engineFailure()), false);
+            sendEvent(errorBody(engineFailure()), 0);
             sendDone();
         } else {
             m_truth->status = 500;
@@ -117,7 +117,7 @@ CompletionSession::State CompletionSession::injectMidStreamFault(std::int64_t no
         return State::Aborted;
     case Fault::Malformed:
         if (m_setup.request.stream)
-            sendEvent("{\"id\":\"" + m_truth->id + "\",\"choices\":[{\"index\":0,\"text\":", false);
+            sendEvent("{\"id\":\"" + m_truth->id + "\",\"choices\":[{\"index\":0,\"text\":", 0);
         return State::Running;
     case Fault::Stall:
         m_connection->pauseUntil(nowUs + std::int64_t(m_setup.stallMs) * 1000);
@@ -134,34 +134,63 @@ CompletionSession::State CompletionSession::onToken(const TokenEmission& emissio
 {
     if (!m_connection || !m_connection->isOpen())
         return State::Aborted;
-    if (emission.tokenIndex == m_faultAt && m_setup.fault != Fault::None) {
+    const int first = emission.tokenIndex;
+    if (m_setup.fault != Fault::None && first <= m_faultAt && m_faultAt < first + emission.count) {
         const State state = injectMidStreamFault(nowUs);
         if (state != State::Running)
             return state;
     }
-    const OutputStream::Token token = m_output.next(batchSize);
-    const bool last = emission.last;
-    const char* finishReason = nullptr;
-    const bool toolToken = m_setup.request.toolCall && !token.reasoning;
-    if (last) {
-        const bool hitLimit = m_setup.request.ignoreEos || m_setup.outputTokens >= m_setup.request.maxTokens;
-        finishReason = toolToken ? "tool_calls" : hitLimit ? "length" : "stop";
-        m_truth->finishReason = finishReason;
-    }
-    ++(token.reasoning ? m_truth->reasoningTokens : toolToken ? m_truth->toolCallEvents : m_truth->answerTokens);
-    if (toolToken && m_setup.request.stream) {
-        sendEvent(toolCallChunk(*token.raw, finishReason), true);
-    } else if (m_setup.request.stream) {
-        sendEvent(m_formatter.tokenChunk(*token.escaped, token.reasoning, finishReason), true);
-    } else {
-        if (toolToken)
-            m_toolArguments += toolArgumentsFragment(*token.raw, last);
-        else
+    // Tokens of one step go out as one chunk, as vLLM streams speculative
+    // decoding; a chunk holds one channel (reasoning or answer), a tool-call
+    // token is a chunk of its own.
+    QByteArray text;
+    int pending = 0;
+    bool pendingReasoning = false;
+    auto flush = [&](const char* finishReason) {
+        if (pending == 0)
+            return;
+        if (m_setup.request.stream) {
+            sendEvent(m_formatter.tokenChunk(text, pendingReasoning, finishReason), pending);
+        } else {
+            m_truth->tokenUs.push_back(nowUs);
+            m_truth->tokensWritten += pending;
+        }
+        text.clear();
+        pending = 0;
+    };
+    for (int i = 0; i < emission.count; ++i) {
+        const OutputStream::Token token = m_output.next(batchSize);
+        const bool last = emission.last && i + 1 == emission.count;
+        const char* finishReason = nullptr;
+        const bool toolToken = m_setup.request.toolCall && !token.reasoning;
+        if (last) {
+            const bool hitLimit = m_setup.request.ignoreEos || m_setup.outputTokens >= m_setup.request.maxTokens;
+            finishReason = toolToken ? "tool_calls" : hitLimit ? "length" : "stop";
+            m_truth->finishReason = finishReason;
+        }
+        ++(token.reasoning ? m_truth->reasoningTokens : toolToken ? m_truth->toolCallEvents : m_truth->answerTokens);
+        if (pending > 0 && (toolToken || token.reasoning != pendingReasoning))
+            flush(nullptr);
+        if (toolToken) {
+            if (m_setup.request.stream)
+                sendEvent(toolCallChunk(*token.raw, finishReason), 1);
+            else {
+                m_toolArguments += toolArgumentsFragment(*token.raw, last);
+                m_truth->tokenUs.push_back(nowUs);
+                ++m_truth->tokensWritten;
+            }
+            continue;
+        }
+        if (!m_setup.request.stream)
             (token.reasoning ? m_reasoning : m_content) += *token.raw;
-        m_truth->tokenUs.push_back(nowUs);
-        ++m_truth->tokensWritten;
+        text += *token.escaped;
+        pendingReasoning = token.reasoning;
+        ++pending;
+        if (last)
+            flush(finishReason);
     }
-    return last ? finish(nowUs) : State::Running;
+    flush(nullptr);
+    return emission.last ? finish(nowUs) : State::Running;
 }
 
 QByteArray CompletionSession::toolArgumentsFragment(const QByteArray& word, bool last)
@@ -194,7 +223,7 @@ CompletionSession::State CompletionSession::finish(std::int64_t)
     const int completion = m_setup.outputTokens;
     if (m_setup.request.stream) {
         if (m_setup.request.includeUsage)
-            sendEvent(m_formatter.usageChunk(prompt, completion), false);
+            sendEvent(m_formatter.usageChunk(prompt, completion), 0);
         sendDone();
         return State::Finished;
     }
@@ -226,7 +255,7 @@ void CompletionSession::abortForShutdown(std::int64_t nowUs)
     if (!m_connection || !m_connection->isOpen())
         return;
     if (m_setup.request.stream) {
-        sendEvent(errorBody(shuttingDown()), false);
+        sendEvent(errorBody(shuttingDown()), 0);
         sendDone();
     } else {
         m_connection->sendResponse(503, "application/json", errorBody(shuttingDown()));

@@ -44,8 +44,8 @@ public:
     /// The end of the step that emitted the first token (the latency histograms' first-token instant).
     void setFirstTokenUs(std::int64_t us) { m_firstTokenUs = us; }
     std::int64_t firstTokenUs() const { return m_firstTokenUs; }
-    /// Returns Finished after the last token, Aborted when a fault ended the
-    /// response early (the engine must drop the sequence).
+    /// Sends the emission's tokens (one chunk per channel). Returns Finished after the last token, Aborted when a fault
+    /// ended the response early (the engine must drop the sequence).
     State onToken(const TokenEmission& emission, int batchSize, std::int64_t nowUs);
     void onClientGone(std::int64_t nowUs);
     /// Server shutdown: ends the response with an error the client can see.
@@ -56,7 +56,8 @@ public:
     SimConnection* connection() const { return m_connection; }
 
 private:
-    void sendEvent(const QByteArray& payload, bool countsAsToken);
+    /// `tokens`: output tokens the event carries (0 for role, usage, errors, [DONE]).
+    void sendEvent(const QByteArray& payload, int tokens);
     void sendDone();
     SimConnection::WrittenCallback onLastByteWritten() const;
     State finish(std::int64_t nowUs);

@@ -10,6 +10,27 @@ void gauge(QByteArray& out, const char* name, const char* help, const QByteArray
     out += QByteArray("# HELP ") + name + ' ' + help + "\n# TYPE " + name + " gauge\n";
     out += QByteArray(name) + labels + ' ' + QByteArray::number(value, 'g', 10) + '\n';
 }
+void counter(QByteArray& out, const char* name, const char* help, const QByteArray& labels, quint64 value)
+{
+    out += QByteArray("# HELP ") + name + ' ' + help + "\n# TYPE " + name + " counter\n";
+    out += QByteArray(name) + "_total" + labels + ' ' + QByteArray::number(value) + '\n';
+}
+
+// vLLM V1's spec-decode counters, under its names (published only with --spec-tokens).
+QByteArray specDecodeExposition(const BatchEngine::SpecCounters& c, const QByteArray& model)
+{
+    const QByteArray labels = '{' + model + '}';
+    QByteArray out;
+    counter(out, "vllm:spec_decode_num_drafts", "Number of spec decoding drafts.", labels, c.drafts);
+    counter(out, "vllm:spec_decode_num_draft_tokens", "Number of draft tokens.", labels, c.draftTokens);
+    counter(out, "vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens.", labels, c.acceptedTokens);
+    out += "# HELP vllm:spec_decode_num_accepted_tokens_per_pos Accepted tokens per draft position.\n"
+           "# TYPE vllm:spec_decode_num_accepted_tokens_per_pos counter\n";
+    for (std::size_t i = 0; i < c.acceptedPerPosition.size(); ++i)
+        out += "vllm:spec_decode_num_accepted_tokens_per_pos_total{" + model + ",position=\""
+            + QByteArray::number(qulonglong(i)) + "\"} " + QByteArray::number(c.acceptedPerPosition[i]) + '\n';
+    return out;
+}
 } // namespace
 
 QByteArray SimServer::metricsBody() const
@@ -47,6 +68,8 @@ QByteArray SimServer::metricsBody() const
            "# TYPE vllm:prefix_cache_hits counter\n";
     out += "vllm:prefix_cache_hits_total" + labels + ' ' + QByteArray::number(engine.prefixCacheHits()) + '\n';
     out += m_latency.exposition(labels);
+    if (m_options.engine.specTokens > 0)
+        out += specDecodeExposition(engine.specCounters(), model);
     out += "# HELP knobscope_sim_requests_failed_total Requests answered with an error or an injected fault.\n"
            "# TYPE knobscope_sim_requests_failed_total counter\n";
     out += "knobscope_sim_requests_failed_total " + QByteArray::number(m_failedTotal) + '\n';

@@ -3,6 +3,8 @@
 #include <QCommandLineParser>
 #include <QRandomGenerator>
 
+#include <utility>
+
 namespace kssim {
 
 namespace {
@@ -61,6 +63,12 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
         "An idle engine starts its next step this long after a request arrives, so requests sent together share "
         "it (0: at once; see docs/simulator.md).",
         "ms", "5");
+    add("spec-tokens",
+        "Speculative decoding: draft tokens per sequence per decode step (0: off; see docs/simulator.md).", "k", "0");
+    add("spec-accept", "Speculative decoding: chance that each draft token is accepted, until the first rejection.",
+        "p", "0.7");
+    add("spec-draft-cost", "Speculative decoding: one draft token's cost as a fraction of a step's base time.",
+        "fraction", "0.15");
     add("truth-log", "Write one JSONL line per request with the server's own timestamps.", "file");
     add("truth-log-prompts", "Also write each request's prompt (or messages as JSON) into the truth log.");
     for (const FractionFlag& f : kFaultFlags)
@@ -132,6 +140,17 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
         o.engine.jitterSeed = o.engineSeed ^ 0x9e3779b97f4a7c15ULL; // its own stream, not the numerics'
     }
     o.engine.idleWakeUs = integer("idle-wake-ms", 0, 1000) * 1000;
+    o.engine.specTokens = int(integer("spec-tokens", 0, 32));
+    for (const auto& [name, field] : { std::pair { "spec-accept", &EngineConfig::specAccept },
+             std::pair { "spec-draft-cost", &EngineConfig::specDraftCost } }) {
+        bool ok = false;
+        const double v = parser.value(QString::fromLatin1(name)).toDouble(&ok);
+        if (!ok || !(v >= 0) || v > 1)
+            return QStringLiteral("--%1: expected a fraction in [0, 1], got '%2'")
+                .arg(QLatin1String(name), parser.value(QString::fromLatin1(name)));
+        o.engine.*field = v;
+    }
+    o.engine.specSeed = o.engineSeed ^ 0xd1b54a32d192ed03ULL; // its own stream: acceptance repeats with --engine-seed
     o.faultSeed = isSet("fault-seed") ? std::uint64_t(integer("fault-seed", 0, std::numeric_limits<long long>::max()))
                                       : QRandomGenerator::system()->generate64();
     o.truthLogPath = parser.value(QStringLiteral("truth-log"));

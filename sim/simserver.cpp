@@ -224,8 +224,13 @@ void SimServer::onStepFinished(const StepOutcome& outcome, qint64 startUs, qint6
         auto it = m_sessions.find(e.id);
         if (it == m_sessions.end())
             continue;
-        ++m_generationTokensTotal;
+        m_generationTokensTotal += quint64(e.count);
         const std::shared_ptr<TruthRecord> truth = it->second->truth();
+        if (e.draftTokens > 0) {
+            ++truth->specDrafts;
+            truth->specDraftTokens += e.draftTokens;
+            truth->specAcceptedTokens += e.acceptedTokens;
+        }
         const CompletionSession::State state = it->second->onToken(e, outcome.decodeBatch, now);
         if (e.tokenIndex == 0 && state != CompletionSession::State::Aborted) {
             it->second->setFirstTokenUs(now);

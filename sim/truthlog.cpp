@@ -43,6 +43,9 @@ void TruthLog::append(const TruthRecord& r)
         { "answer_tokens", r.answerTokens },
         { "tool_call_events", r.toolCallEvents },
         { "tool_calls", r.toolCalls },
+        { "spec_drafts", r.specDrafts },
+        { "spec_draft_tokens", r.specDraftTokens },
+        { "spec_accepted_tokens", r.specAcceptedTokens },
         { "prefix_cache_hit", r.prefixCacheHit },
         { "cached_tokens", r.cachedTokens },
         { "fault", r.fault.toStdString() },
@@ -107,6 +110,9 @@ std::vector<TruthRecord> readTruthLog(const QString& path, QString* error)
         r.answerTokens = numberOf(line, "answer_tokens", r.answerTokens);
         r.toolCallEvents = numberOf(line, "tool_call_events", r.toolCallEvents);
         r.toolCalls = numberOf(line, "tool_calls", r.toolCalls);
+        r.specDrafts = numberOf(line, "spec_drafts", r.specDrafts);
+        r.specDraftTokens = numberOf(line, "spec_draft_tokens", r.specDraftTokens);
+        r.specAcceptedTokens = numberOf(line, "spec_accepted_tokens", r.specAcceptedTokens);
         r.prefixCacheHit
             = line.value("prefix_cache_hit", nlohmann::json()).is_boolean() && line["prefix_cache_hit"].get<bool>();
         r.cachedTokens = numberOf(line, "cached_tokens", r.cachedTokens);

@@ -26,6 +26,9 @@ struct TruthRecord {
     int answerTokens = 0; ///< token events written as content (or completions text)
     int toolCallEvents = 0; ///< token events written as delta.tool_calls
     int toolCalls = 0; ///< distinct tool calls among them
+    int specDrafts = 0; ///< speculative decoding: decode steps that drafted for this request
+    int specDraftTokens = 0; ///< tokens drafted for it
+    int specAcceptedTokens = 0; ///< of those, accepted
     bool prefixCacheHit = false;
     int cachedTokens = 0; ///< prompt tokens served from the prefix cache
     QByteArray prompt; ///< the exact prompt (or messages as JSON), with --truth-log-prompts only

@@ -4,6 +4,7 @@
 #include "charts/cdfplot.h"
 #include "charts/kneeplot.h"
 #include "charts/palette.h"
+#include "compare/compareformat.h"
 #include "compare/diagnosis.h"
 #include "compare/searchreport.h"
 #include "compare/sweepcompare.h"
@@ -286,7 +287,9 @@ void ComparePage::refresh()
             ? QStringLiteral("⚠ ") + QString::fromStdString((*arm)["warning"].get<std::string>())
             : QString());
     m_warning->setVisible(arm->contains("warning"));
-    const QStringList why = diagnosisLines(*arm);
+    QStringList why = diagnosisLines(*arm);
+    if (const QString spec = specDecodeLine(*arm); !spec.isEmpty())
+        why << spec;
     m_why->setText(why.join(QLatin1Char('\n')));
     m_why->setVisible(!why.isEmpty());
     const bool sweep = arm->contains("sweep");

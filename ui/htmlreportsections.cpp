@@ -241,6 +241,17 @@ QString htmlArmSection(const json& arm, const QString& id, const QString& charts
         waiting << (peak.is_number() ? QString::number(peak.get<double>()) : QStringLiteral("n/a"));
     }
     body += row(errors, QStringLiteral("errors")) + row(waiting, QStringLiteral("peak waiting"));
+    if (!specDecodeLine(arm).isEmpty()) { // the server's speculative-decoding counters
+        QStringList acceptance, length;
+        for (const json& config : configs) {
+            const json a = config.value("spec_acceptance", json()), m = config.value("spec_mean_accepted", json());
+            acceptance << (a.is_number() ? number(a.get<double>() * 100, 1) + QStringLiteral(" %")
+                                         : QStringLiteral("n/a"));
+            length << (m.is_number() ? number(m, 2) : QStringLiteral("n/a"));
+        }
+        body
+            += row(acceptance, QStringLiteral("spec acceptance")) + row(length, QStringLiteral("mean accepted length"));
+    }
     out += table(header, body);
     out += paragraph(QStringLiteral("Below each value: its ratio to %1, [low-high] the 95 % interval (a block "
                                     "bootstrap over each run, widened by the run-to-run spread of A/A runs, or across "

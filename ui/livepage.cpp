@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <utility>
 
 namespace ks {
 
@@ -104,7 +105,7 @@ LivePage::LivePage(QWidget* parent)
     m_knob->setMinimumHeight(260);
     m_knob->hide();
     m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
-    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used (%)"));
+    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used, spec acceptance (%)"));
     m_charts[QStringLiteral("gpu")]->setRightAxisLabel(tr("power (W)"));
 
     // The charts scroll once the GPU, drift and knee rows no longer fit (at
@@ -159,7 +160,7 @@ void LivePage::clear()
     for (TimeSeriesPlot* chart : std::as_const(m_charts))
         chart->clear();
     m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
-    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used (%)"));
+    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used, spec acceptance (%)"));
     m_charts[QStringLiteral("gpu")]->setRightAxisLabel(tr("power (W)"));
     m_offsets.clear();
     m_labelRows.clear();
@@ -173,6 +174,7 @@ void LivePage::clear()
     m_armStarts.clear(); // the baseline stays: it is drawn again as the next run's arms start
     m_colors.clear();
     m_configs.clear();
+    m_specFigures.clear();
     m_nextOffset = 0;
     m_runs->clear();
     m_charts[QStringLiteral("gpu")]->hide();
@@ -198,7 +200,11 @@ void LivePage::updateLegend()
     QString html;
     for (const QString& config : std::as_const(m_configs))
         html += QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp;&nbsp; ")
-                    .arg(m_colors.value(config).name(), config.toHtmlEscaped());
+                    .arg(m_colors.value(config).name(),
+                        config.toHtmlEscaped()
+                            + (m_specFigures.contains(config)
+                                    ? QStringLiteral(" (%1)").arg(m_specFigures.value(config).toHtmlEscaped())
+                                    : QString()));
     if (m_configs.isEmpty())
         html = tr("No run yet: press Run (Ctrl+R). ");
     if (m_baseline)
@@ -332,6 +338,18 @@ void LivePage::addSnapshot(const QString& run, const RunSnapshot& s)
     if (s.kvCacheUsage >= 0) {
         server->ensureSeries(config + QStringLiteral("/kv"), config + tr(" KV %"), QPen(color, 1, Qt::DotLine), true);
         server->append(config + QStringLiteral("/kv"), x, s.kvCacheUsage * 100.0);
+    }
+    if (s.specAcceptance >= 0) { // speculative decoding: accepted over drafted tokens so far
+        server->ensureSeries(config + QStringLiteral("/spec"), config + tr(" spec acceptance %"),
+            QPen(color, 1.4, Qt::DashDotLine), true);
+        server->append(config + QStringLiteral("/spec"), x, s.specAcceptance * 100.0);
+    }
+    if (s.specMeanAccepted >= 0) { // the legend names it, redrawn only when the figure changes
+        const QString figures = s.specAcceptance >= 0
+            ? tr("spec %1 %, %2 tok/step").arg(s.specAcceptance * 100, 0, 'f', 0).arg(s.specMeanAccepted, 0, 'f', 2)
+            : tr("spec %1 tok/step").arg(s.specMeanAccepted, 0, 'f', 2);
+        if (std::exchange(m_specFigures[config], figures) != figures)
+            updateLegend();
     }
 
     addGpuGauges(config, s.gpu, x);

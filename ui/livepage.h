@@ -103,6 +103,7 @@ private:
     QString m_lastLabelledRun;
     QSet<QString> m_labelledRuns; ///< runs whose boundary carries their name (the first of each arm)
     QHash<QString, QColor> m_colors; ///< configuration -> colour, in first-seen order
+    QHash<QString, QString> m_specFigures; ///< configuration -> its speculative-decoding figures, for the legend
     QStringList m_configs;
     double m_nextOffset = 0;
     bool m_cumulative = false;

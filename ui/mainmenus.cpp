@@ -46,8 +46,8 @@ MainMenus::MainMenus(MainWindow* window, Settings* settings, ExperimentEditor* e
     });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     QMenu* bundled = file->addMenu(tr("Open &bundled"));
-    for (const char* name :
-        { "one-knob", "knob-grid", "knob-search", "small-vs-large", "drift", "reasoning-tools", "images" })
+    for (const char* name : { "one-knob", "knob-grid", "knob-search", "small-vs-large", "drift", "reasoning-tools",
+             "images", "spec-decode" })
         bundled->addAction(
             QString::fromLatin1(name), this, [this, name] { m_window->loadBundled(QString::fromLatin1(name)); });
     // Templates for real servers, from share/knobscope/experiments (read-only: Save asks for a new name).

@@ -210,6 +210,26 @@ QString gentleMark(const nlohmann::json& config)
 
 } // namespace
 
+QString specDecodeLine(const nlohmann::json& arm)
+{
+    QStringList parts;
+    bool any = false;
+    for (const auto& config : arm.value("configs", nlohmann::json::array())) {
+        const nlohmann::json acceptance = config.value("spec_acceptance", nlohmann::json());
+        const nlohmann::json length = config.value("spec_mean_accepted", nlohmann::json());
+        QStringList figures;
+        if (acceptance.is_number())
+            figures << QStringLiteral("acceptance %1 %").arg(acceptance.get<double>() * 100, 0, 'f', 1);
+        if (length.is_number())
+            figures << QStringLiteral("mean accepted length %1").arg(length.get<double>(), 0, 'f', 2);
+        any = any || !figures.isEmpty();
+        parts << QString::fromStdString(config.value("config", std::string())) + QLatin1Char(' ')
+                + (figures.isEmpty() ? QStringLiteral("none") : figures.join(QStringLiteral(", ")));
+    }
+    return any ? QStringLiteral("Speculative decoding (the server's counters): ") + parts.join(QStringLiteral("; "))
+               : QString();
+}
+
 QString compareMarkdown(const nlohmann::json& arms)
 {
     QString out;
@@ -251,6 +271,8 @@ QString compareMarkdown(const nlohmann::json& arms)
         for (const QString& line : diagnosisLines(arm))
             out += line + QLatin1Char('\n');
         out += reasoningMarkdown(arm);
+        if (const QString spec = specDecodeLine(arm); !spec.isEmpty())
+            out += spec + QStringLiteral(".\n");
         out += ttftSplitMarkdown(arm);
         out += imagesMarkdown(arm);
         out += repeatsMarkdown(arm);

@@ -330,6 +330,15 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                 addReasoningRatios(figures, reasoningFigures(baseSummary));
                 entry["reasoning_tools"] = std::move(figures);
             }
+            for (const char* key : { "spec_acceptance", "spec_mean_accepted" }) { // the mean over repeats
+                double sum = 0;
+                int n = 0;
+                for (const RunData* r : group.runs)
+                    if (r->summary.is_object() && r->summary.value(key, nlohmann::json()).is_number())
+                        sum += r->summary[key].get<double>(), ++n;
+                if (n > 0)
+                    entry[key] = sum / n;
+            }
             if (s.contains("ttft_split_ms"))
                 entry["ttft_split_ms"] = s["ttft_split_ms"];
             if (s.contains("images"))

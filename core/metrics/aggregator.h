@@ -44,6 +44,10 @@ struct RunSnapshot {
     double serverRunning = -1;
     double serverWaiting = -1;
     double kvCacheUsage = -1;
+    /// Speculative decoding over the run so far (set by the runner from the
+    /// scraped counters): accepted over draft tokens, and 1 + accepted per draft; -1 when unknown.
+    double specAcceptance = -1;
+    double specMeanAccepted = -1;
     GpuGauges gpu; ///< the latest GPU sample (set by the runner)
 };
 

@@ -369,6 +369,7 @@ void ExperimentRunner::finishRun(
     summary["knobs"] = config.knobs; // each summary alone says what it measured (a grid's point)
     summary["model"] = text(config.model);
     summary["server"] = segment.server.summary(m_metricsProblem, m_scraper.get());
+    segment.server.writeSpecDecode(summary, m_scraper && last ? m_scraper->finalSpecDecode() : std::nullopt);
     if (!segment.gpu.is_null())
         summary["gpu"] = std::move(segment.gpu);
     if (m_scraper && m_scraper->failures() > 0 && last)

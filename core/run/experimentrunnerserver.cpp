@@ -110,8 +110,14 @@ void ExperimentRunner::launchServer()
 void ExperimentRunner::writeServerSample(const ServerSample& s)
 {
     auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-    m_writer.write({ { "type", "server" }, { "run", text(m_run) }, { "t_us", s.tUs }, { "running", value(s.running) },
-        { "waiting", value(s.waiting) }, { "kv_cache_usage", value(s.kvCacheUsage) }, { "engine", text(s.engine) } });
+    nlohmann::json line = { { "type", "server" }, { "run", text(m_run) }, { "t_us", s.tUs },
+        { "running", value(s.running) }, { "waiting", value(s.waiting) }, { "kv_cache_usage", value(s.kvCacheUsage) },
+        { "engine", text(s.engine) } };
+    if (s.specDecode) {
+        line["spec_decode"] = specDecodeJson(*s.specDecode);
+        m_snapshots.addSpecDecode(*s.specDecode);
+    }
+    m_writer.write(line);
     m_snapshots.addServerSample(s.running.value_or(-1), s.waiting.value_or(-1), s.kvCacheUsage.value_or(-1));
     m_serverTally.add(s);
 }

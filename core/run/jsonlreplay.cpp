@@ -149,6 +149,8 @@ void JsonlReplay::handleLine(const QByteArray& raw)
             = [&j](const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() : -1.0; };
         emit serverSampled(
             decoded.run, j.value("t_us", qint64(0)), number("running"), number("waiting"), number("kv_cache_usage"));
+        if (const auto spec = specDecodeFromJson(j.value("spec_decode", nlohmann::json())))
+            emit specDecodeSampled(decoded.run, *spec);
         break;
     }
     case RunLine::Kind::Gpu:

@@ -83,8 +83,10 @@ void MetricsScraper::onReply(QNetworkReply* reply)
         // Only the histograms: the arm's gauges and gaps were closed by stop().
         if (reply->error() == QNetworkReply::NoError
             && reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200) {
-            if (LatencyHistograms h = extractLatencyHistograms(parsePrometheusText(reply->readAll()).samples); h.any())
+            const std::vector<PromSample> samples = parsePrometheusText(reply->readAll()).samples;
+            if (LatencyHistograms h = extractLatencyHistograms(samples); h.any())
                 m_lastHistograms = std::move(h);
+            m_finalSpecDecode = extractSpecDecode(samples);
         }
         std::exchange(m_finalDone, {})();
         return;
@@ -129,6 +131,7 @@ void MetricsScraper::onReply(QNetworkReply* reply)
     sample.waiting = gauges.waiting;
     sample.kvCacheUsage = gauges.kvCacheUsage;
     sample.engine = gauges.engine;
+    sample.specDecode = extractSpecDecode(samples);
     emit sampled(sample);
 }
 
@@ -160,6 +163,28 @@ void ServerTally::add(const ServerSample& sample)
     }
     if (sample.running)
         maxRunning = std::max(maxRunning, *sample.running);
+    if (sample.specDecode) {
+        if (!firstSpec)
+            firstSpec = sample.specDecode;
+        lastSpec = sample.specDecode;
+        if (sample.specDecode->acceptLength) {
+            acceptLengthSum += *sample.specDecode->acceptLength;
+            ++acceptLengthSamples;
+        }
+    }
+}
+
+void ServerTally::writeSpecDecode(nlohmann::json& summary, const std::optional<SpecDecodeCounters>& finalScrape) const
+{
+    if (!firstSpec)
+        return;
+    const SpecDecodeCounters& last = finalScrape && finalScrape->counters ? *finalScrape : *lastSpec;
+    if (const double acceptance = specAcceptance(*firstSpec, last); acceptance >= 0)
+        summary["spec_acceptance"] = acceptance;
+    if (const double mean = specMeanAccepted(*firstSpec, last); mean >= 0)
+        summary["spec_mean_accepted"] = mean;
+    else if (acceptLengthSamples > 0) // SGLang: its gauge already is tokens per verify step
+        summary["spec_mean_accepted"] = acceptLengthSum / acceptLengthSamples;
 }
 
 nlohmann::json ServerTally::summary(const QString& metricsProblem, const MetricsScraper* scraper) const

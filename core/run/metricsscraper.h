@@ -23,6 +23,7 @@ struct ServerSample {
     std::optional<double> waiting;
     std::optional<double> kvCacheUsage;
     QString engine;
+    std::optional<SpecDecodeCounters> specDecode; ///< when the server publishes spec-decode figures
 };
 
 class MetricsScraper;
@@ -33,7 +34,15 @@ struct ServerTally {
     double maxRunning = -1;
     int samples = 0; ///< scrapes that reported the waiting count
     int samplesWaiting = 0; ///< of those, the ones with a request waiting
+    std::optional<SpecDecodeCounters> firstSpec, lastSpec; ///< the arm's first and latest spec-decode scrape
+    double acceptLengthSum = 0; ///< SGLang's accept-length gauge, summed over scrapes
+    int acceptLengthSamples = 0;
     void add(const ServerSample& sample);
+    /// Adds `spec_acceptance` and `spec_mean_accepted` to an arm's summary: vLLM's
+    /// counter deltas from the first scrape to `finalScrape` (the scrape after the
+    /// arm's last completion, when there was one) or the latest; SGLang's mean
+    /// accept length. Nothing when the server published no spec-decode figures.
+    void writeSpecDecode(nlohmann::json& summary, const std::optional<SpecDecodeCounters>& finalScrape) const;
     /// `metricsProblem`: why the server has no usable metrics, empty if it has;
     /// `scraper` may be null (no scraper ran).
     nlohmann::json summary(const QString& metricsProblem, const MetricsScraper* scraper) const;
@@ -74,6 +83,8 @@ public:
     /// what the server saw during the arm (ttftSplitFromHistograms()).
     const std::optional<LatencyHistograms>& firstHistograms() const { return m_firstHistograms; }
     const std::optional<LatencyHistograms>& lastHistograms() const { return m_lastHistograms; }
+    /// Spec-decode figures of finish()'s final scrape, when it had them.
+    const std::optional<SpecDecodeCounters>& finalSpecDecode() const { return m_finalSpecDecode; }
     /// The /metrics URL for a target base URL (at the server root, as vLLM, SGLang and llama.cpp serve it).
     static QUrl metricsUrl(const QUrl& baseUrl);
 
@@ -104,6 +115,7 @@ private:
     qint64 m_longestGapMs = 0;
     std::optional<LatencyHistograms> m_firstHistograms;
     std::optional<LatencyHistograms> m_lastHistograms;
+    std::optional<SpecDecodeCounters> m_finalSpecDecode;
     std::function<void()> m_finalDone; ///< set while the final scrape of finish() is out
 };
 

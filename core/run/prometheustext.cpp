@@ -133,6 +133,37 @@ ServerGauges extractServerGauges(const std::vector<PromSample>& samples)
     return gauges;
 }
 
+std::optional<SpecDecodeCounters> extractSpecDecode(const std::vector<PromSample>& samples)
+{
+    static const QLatin1String kCounters[] = { QLatin1String("vllm:spec_decode_num_drafts_total"),
+        QLatin1String("vllm:spec_decode_num_draft_tokens_total"),
+        QLatin1String("vllm:spec_decode_num_accepted_tokens_total") };
+    double sums[3] = { 0, 0, 0 };
+    bool seen[3] = { false, false, false };
+    SpecDecodeCounters c;
+    for (const PromSample& s : samples) {
+        if (!std::isfinite(s.value))
+            continue;
+        if (s.name == QLatin1String("sglang:spec_accept_length")) {
+            c.acceptLength = c.acceptLength ? std::max(*c.acceptLength, s.value) : s.value;
+            continue;
+        }
+        for (int i = 0; i < 3; ++i) {
+            if (s.name == kCounters[i]) {
+                sums[i] += s.value;
+                seen[i] = true;
+            }
+        }
+    }
+    if (seen[0] && seen[1] && seen[2]) {
+        c.counters = true;
+        c.drafts = sums[0];
+        c.draftTokens = sums[1];
+        c.acceptedTokens = sums[2];
+    }
+    return c.any() ? std::optional<SpecDecodeCounters>(c) : std::nullopt;
+}
+
 LatencyHistograms extractLatencyHistograms(const std::vector<PromSample>& samples)
 {
     struct Sums {

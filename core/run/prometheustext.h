@@ -1,5 +1,6 @@
 #pragma once
 
+#include "metrics/specdecode.h"
 #include "metrics/ttftsplit.h"
 
 #include <QByteArray>
@@ -43,6 +44,11 @@ struct ServerGauges {
 /// gpu_cache_usage_perc), SGLang (num_running_reqs, num_queue_reqs, token_usage),
 /// llama.cpp (requests_processing, requests_deferred).
 ServerGauges extractServerGauges(const std::vector<PromSample>& samples);
+
+/// Speculative decoding: vLLM's spec_decode_num_{drafts,draft_tokens,accepted_tokens}
+/// counters (all three, summed over label sets) and SGLang's spec_accept_length
+/// gauge (the highest over label sets). Nothing when neither is published.
+std::optional<SpecDecodeCounters> extractSpecDecode(const std::vector<PromSample>& samples);
 
 /// vLLM's request_{queue,prefill,decode}_time_seconds histograms: each
 /// bucket's cumulative count (by its `le`), _sum and _count, summed over label

@@ -25,6 +25,10 @@ ReplayFeed::ReplayFeed(QString path, double speed, QObject* parent)
             if (run == m_run)
                 m_snapshots.addServerSample(running, waiting, kv);
         });
+    connect(&m_replay, &RunSource::specDecodeSampled, this, [this](const QString& run, const SpecDecodeCounters& c) {
+        if (run == m_run)
+            m_snapshots.addSpecDecode(c);
+    });
     connect(&m_replay, &RunSource::gpuSampled, this, [this](const QString& run, qint64, const GpuGauges& gauges) {
         if (run == m_run)
             m_snapshots.addGpuSample(gauges);

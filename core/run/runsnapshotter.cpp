@@ -17,6 +17,8 @@ void RunSnapshotter::beginRun(const QString& run, const QString& config, const Q
     m_probeRestart = probeRestart;
     m_running = m_waiting = m_kvCacheUsage = -1;
     m_gpu = {};
+    m_firstSpec.reset();
+    m_lastSpec.reset();
     m_dirty = false;
 }
 
@@ -40,6 +42,14 @@ void RunSnapshotter::addServerSample(double running, double waiting, double kvCa
     m_dirty = true; // queue depth moves even while nothing completes
 }
 
+void RunSnapshotter::addSpecDecode(const SpecDecodeCounters& counters)
+{
+    if (!m_firstSpec)
+        m_firstSpec = counters;
+    m_lastSpec = counters;
+    m_dirty = true;
+}
+
 void RunSnapshotter::addGpuSample(const GpuGauges& gauges)
 {
     m_gpu = gauges;
@@ -54,6 +64,12 @@ RunSnapshot RunSnapshotter::snapshot(qint64 runTimeUs)
     s.serverWaiting = m_waiting;
     s.kvCacheUsage = m_kvCacheUsage;
     s.gpu = m_gpu;
+    if (m_firstSpec) {
+        s.specAcceptance = specAcceptance(*m_firstSpec, *m_lastSpec);
+        s.specMeanAccepted = specMeanAccepted(*m_firstSpec, *m_lastSpec);
+        if (s.specMeanAccepted < 0 && m_lastSpec->acceptLength)
+            s.specMeanAccepted = *m_lastSpec->acceptLength;
+    }
     if (m_hasProbes) {
         s.probeOutputs = m_drift.outputs();
         s.driftMismatches = m_drift.mismatches();

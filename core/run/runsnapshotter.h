@@ -2,6 +2,7 @@
 
 #include "drift/drifttally.h"
 #include "metrics/aggregator.h"
+#include "metrics/specdecode.h"
 
 #include <QString>
 #include <QVector>
@@ -32,6 +33,8 @@ public:
     void addRecords(const QVector<RequestRecord>& records);
     /// A scrape of the server (-1: not reported).
     void addServerSample(double running, double waiting, double kvCacheUsage);
+    /// A scrape's spec-decode figures: snapshots show the acceptance since the run's first one.
+    void addSpecDecode(const SpecDecodeCounters& counters);
     /// A GPU sample (nvidia-smi), shown until the next one.
     void addGpuSample(const GpuGauges& gauges);
     /// True when something arrived since the last snapshot.
@@ -53,6 +56,7 @@ private:
     int m_probeRestart = -1;
     double m_running = -1, m_waiting = -1, m_kvCacheUsage = -1;
     GpuGauges m_gpu;
+    std::optional<SpecDecodeCounters> m_firstSpec, m_lastSpec;
     bool m_dirty = false;
 };
 

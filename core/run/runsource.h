@@ -1,6 +1,7 @@
 #pragma once
 
 #include "metrics/aggregator.h"
+#include "metrics/specdecode.h"
 #include "store/requestrecord.h"
 
 #include <QObject>
@@ -37,6 +38,8 @@ signals:
     void runFinished(const QString& run, const QByteArray& summaryJson);
     /// A scrape of the server's metrics (-1: the server did not report it).
     void serverSampled(const QString& run, qint64 tUs, double running, double waiting, double kvCacheUsage);
+    /// A scrape's speculative-decoding figures (a `server` line's `spec_decode`).
+    void specDecodeSampled(const QString& run, const ks::SpecDecodeCounters& counters);
     /// A sample of the GPUs (`gpu` lines: nvidia-smi during the run).
     void gpuSampled(const QString& run, qint64 tUs, const ks::GpuGauges& gauges);
     /// A server lifecycle event or a line of server output (`server_event` records).

@@ -137,6 +137,8 @@ const std::vector<FieldRule> kSummaryRules {
         { { "loop_lag_p99_ms", kNum }, { "cpu_utilisation", kNum }, { "cores", kInt }, { "client_bound", kBool },
             { "connect_failures", kInt } } },
     { "connect_ms", kNum },
+    { "spec_acceptance", kNum },
+    { "spec_mean_accepted", kNum },
     { "interrupted", kBool },
     { "gentle", kBool },
     { "peak_in_flight", kInt },
@@ -155,7 +157,9 @@ const std::vector<FieldRule> kSummaryRules {
 };
 
 const std::vector<FieldRule> kServerRules { { "run", kStr }, { "t_us", kInt }, { "running", kNum | kNull },
-    { "waiting", kNum | kNull }, { "kv_cache_usage", kNum | kNull }, { "engine", kStr } };
+    { "waiting", kNum | kNull }, { "kv_cache_usage", kNum | kNull }, { "engine", kStr },
+    { "spec_decode", kObj,
+        { { "drafts", kNum }, { "draft_tokens", kNum }, { "accepted_tokens", kNum }, { "accept_length", kNum } } } };
 
 const std::vector<FieldRule> kGpuRules { { "run", kStr }, { "t_us", kInt },
     { "gpus", kArr, {}, kObj } }; // each GPU's fields are read where used (gpuGaugesOf): any may be missing
