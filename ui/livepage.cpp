@@ -105,7 +105,7 @@ LivePage::LivePage(QWidget* parent)
     m_knob->setMinimumHeight(260);
     m_knob->hide();
     m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
-    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used, spec acceptance (%)"));
+    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache, acceptance (%)"));
     m_charts[QStringLiteral("gpu")]->setRightAxisLabel(tr("power (W)"));
 
     // The charts scroll once the GPU, drift and knee rows no longer fit (at
@@ -160,7 +160,7 @@ void LivePage::clear()
     for (TimeSeriesPlot* chart : std::as_const(m_charts))
         chart->clear();
     m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
-    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache used, spec acceptance (%)"));
+    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache, acceptance (%)"));
     m_charts[QStringLiteral("gpu")]->setRightAxisLabel(tr("power (W)"));
     m_offsets.clear();
     m_labelRows.clear();
