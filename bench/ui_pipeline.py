@@ -43,14 +43,17 @@ import tempfile
 import time
 import urllib.request
 
+import send_path
 from send_path import percentile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-class Simulator:
-    def __init__(self, sim, profile, slots, log_path):
+class Simulator(send_path.Simulator):
+    """send_path's simulator process, started with the dashboard's slots and a log of its own."""
+
+    def __init__(self, sim, profile, slots, log_path):  # pylint: disable=super-init-not-called
         self.log = open(log_path, "w")
         self.proc = subprocess.Popen(
             [sim, "--port", "0", "--profile", profile, "--max-num-seqs", str(slots),
@@ -62,24 +65,8 @@ class Simulator:
             raise RuntimeError("knobscope-sim did not start: %r" % line)
         self.url = line.split()[-1]
 
-    def peak_connections(self):
-        try:
-            with urllib.request.urlopen(self.url + "/metrics", timeout=5) as r:
-                for line in r.read().decode().splitlines():
-                    if line.startswith("knobscope_sim_open_connections_peak"):
-                        return int(float(line.split()[-1]))
-        except OSError:
-            pass
-        return None
-
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        super().stop()
         self.log.close()
 
 
