@@ -3,10 +3,9 @@
 // simulator decoded, and its prompt tokens are the text's plus the image tokens
 // of the simulator's documented rule, computed here by hand.
 #include "../sim/simprocess.h"
+#include "common/recordroundtrip.h"
 #include "load/loadrunner.h"
 #include "metrics/runsummary.h"
-#include "store/recordjson.h"
-#include "store/requestlineparser.h"
 #include "truthlog.h"
 #include "workload/promptspec.h"
 
@@ -75,12 +74,9 @@ private slots:
             QVERIFY(r.imageBytes > 0);
             QCOMPARE(r.imageBytes, t.imageBytes);
 
-            const QByteArray line = QByteArray::fromStdString(toJson(r).dump());
-            RequestRecord back;
-            std::vector<RunFileIssue> issues;
-            QString syntax;
-            QCOMPARE(parseRequestLine(line, 1, &back, issues, nullptr, &syntax), RequestLineResult::Record);
-            QVERIFY(issues.empty());
+            const std::optional<RequestRecord> read = roundTrip(r);
+            QVERIFY(read);
+            const RequestRecord& back = *read;
             QCOMPARE(back.images, r.images);
             QCOMPARE(back.imageBytes, r.imageBytes);
         }

@@ -2,10 +2,9 @@
 // answers with reasoning and then a tool call in vLLM's shapes, and every
 // request line's counts equal what the simulator's truth log says it sent.
 #include "../sim/simprocess.h"
+#include "common/recordroundtrip.h"
 #include "load/loadrunner.h"
 #include "metrics/runsummary.h"
-#include "store/recordjson.h"
-#include "store/requestlineparser.h"
 #include "store/requesttable.h"
 #include "truthlog.h"
 
@@ -104,12 +103,9 @@ private slots:
             QCOMPARE(r.itlGapsBeforeTools(), qsizetype(r.itlUs.size()) - t.toolCallEvents);
 
             // The request line carries the counts, and both readers give them back.
-            const QByteArray line = QByteArray::fromStdString(toJson(r).dump());
-            RequestRecord back;
-            std::vector<RunFileIssue> issues;
-            QString syntax;
-            QCOMPARE(parseRequestLine(line, 1, &back, issues, nullptr, &syntax), RequestLineResult::Record);
-            QVERIFY(issues.empty());
+            const std::optional<RequestRecord> read = roundTrip(r);
+            QVERIFY(read);
+            const RequestRecord& back = *read;
             QCOMPARE(back.reasoningTokens, r.reasoningTokens);
             QCOMPARE(back.answerTokens, r.answerTokens);
             QCOMPARE(back.toolCallEvents, r.toolCallEvents);
