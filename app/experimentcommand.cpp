@@ -5,9 +5,9 @@
 
 #include "armexecution.h"
 #include "metricsendpoint.h"
-#include "run/experimentrunner.h"
-#include "run/servercommandcheck.h"
-#include "run/steercommand.h"
+#include "experiment/experimentrunner.h"
+#include "server/servercommandcheck.h"
+#include "experiment/steercommand.h"
 #include "runextras.h"
 #include "startbarrier.h"
 #include "util/redact.h"

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "progressreporter.h"
-#include "run/experimentspec.h"
+#include "spec/experimentspec.h"
 #include "runextras.h"
 
 /// `knobscope run SPEC.json`: reads and validates the spec, then runs it.

@@ -1,7 +1,7 @@
 // knobscope merge part-*.jsonl --out RUNS.jsonl: the parts of a sharded run as one run file.
 #include "commands.h"
 #include "loadflags.h"
-#include "run/shardmerge.h"
+#include "shard/shardmerge.h"
 #include "store/jsonlwriter.h"
 
 #include <QCommandLineParser>

@@ -4,8 +4,8 @@
 #include "loadflags.h"
 #include "metrics/runsummary.h"
 #include "metrics/ttftsplit.h"
-#include "run/hostenvironment.h"
-#include "run/serverversion.h"
+#include "telemetry/hostenvironment.h"
+#include "server/serverversion.h"
 #include "store/runfile.h"
 
 #include <QCommandLineParser>

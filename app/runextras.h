@@ -1,6 +1,6 @@
 #pragma once
 
-#include "run/shardplan.h"
+#include "shard/shardplan.h"
 
 #include <QHostAddress>
 

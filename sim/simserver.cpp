@@ -19,7 +19,7 @@ namespace {
 constexpr int kListenBacklog = 4096;
 
 // Where vLLM tells its version, with "engine" naming the server, so a probe
-// for the server's version (core/run/serverversion.h) tells them apart.
+// for the server's version (core/server/serverversion.h) tells them apart.
 QByteArray versionBody()
 {
     return QByteArray::fromStdString(

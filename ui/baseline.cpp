@@ -1,6 +1,6 @@
 #include "baseline.h"
 
-#include "run/replayfeed.h"
+#include "source/replayfeed.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "models/spectablemodel.h"
-#include "run/experimentspec.h"
+#include "spec/experimentspec.h"
 
 #include <QObject>
 

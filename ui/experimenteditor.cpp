@@ -2,7 +2,7 @@
 
 #include "experimentdocument.h"
 #include "promptform.h"
-#include "run/modelcatalog.h"
+#include "server/modelcatalog.h"
 #include "runestimate.h"
 
 #include <QCheckBox>

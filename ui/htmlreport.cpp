@@ -8,7 +8,7 @@
 #include "driftpage.h"
 #include "htmlreportsections.h"
 #include "knobrangepanel.h"
-#include "run/hostenvironment.h"
+#include "telemetry/hostenvironment.h"
 #include "runfileloader.h"
 
 #include <QFile>

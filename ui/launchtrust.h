@@ -1,6 +1,6 @@
 #pragma once
 
-#include "run/launchplan.h"
+#include "server/launchplan.h"
 
 namespace ks {
 

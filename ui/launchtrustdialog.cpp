@@ -1,6 +1,6 @@
 #include "launchtrustdialog.h"
 
-#include "run/serverlauncher.h"
+#include "server/serverlauncher.h"
 
 #include <QDialogButtonBox>
 #include <QFileInfo>

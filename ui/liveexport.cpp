@@ -4,7 +4,7 @@
 #include "charts/timeseriesplot.h"
 #include "livepage.h"
 #include "models/runlistmodel.h"
-#include "run/replayfeed.h"
+#include "source/replayfeed.h"
 
 #include <QEventLoop>
 #include <QFileInfo>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "launchtrust.h"
-#include "run/experimentspec.h"
+#include "spec/experimentspec.h"
 
 #include <QElapsedTimer>
 #include <QMainWindow>

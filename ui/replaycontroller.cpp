@@ -1,7 +1,7 @@
 #include "replaycontroller.h"
 
 #include "replaybar.h"
-#include "run/replayfeed.h"
+#include "source/replayfeed.h"
 
 #include <QFileInfo>
 

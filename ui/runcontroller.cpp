@@ -1,6 +1,6 @@
 #include "runcontroller.h"
 
-#include "run/experimentrunner.h"
+#include "experiment/experimentrunner.h"
 
 namespace ks {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "run/experimentspec.h"
+#include "spec/experimentspec.h"
 
 #include <QStringList>
 

@@ -26,7 +26,12 @@ CORE_ORDER = [
     "load",      # the load runner: schedules and workers together
     "import",    # other tools' result files
     "compare",   # comparisons, sweeps, their text
-    "run",       # experiments: specs, servers, scraping, replay, shards
+    "telemetry", # what the server and the machine report: /metrics, GPUs, the host
+    "source",    # where runs come from: a file replayed, one snapshotter for both
+    "spec",      # what to run: the experiment spec, its grids, checks and expansion
+    "server",    # starting, checking and asking the server under test
+    "shard",     # one experiment over several clients, and the parts merged
+    "experiment",# the runner: arms in order, steering, the knob search
 ]
 # Top-level parts: the simulator and the dashboard both build on core; the
 # app (the knobscope executable) on all of them.

@@ -1,6 +1,6 @@
 #include "metrics/repeatstats.h"
 #include "metrics/sweepcapacity.h"
-#include "run/armplan.h"
+#include "experiment/armplan.h"
 
 #include <QSet>
 #include <QTest>

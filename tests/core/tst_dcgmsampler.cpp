@@ -1,7 +1,7 @@
 // GPU readings from a DCGM exporter's Prometheus text as the exporter prints
 // them, and the DCGM sampler against a scripted exporter: samples, an exporter
 // without DCGM metrics, a 404, and one that does not answer in time.
-#include "run/dcgmsampler.h"
+#include "telemetry/dcgmsampler.h"
 #include "util/monotonicclock.h"
 
 #include <QSignalSpy>

@@ -1,5 +1,5 @@
-#include "run/experimentspec.h"
-#include "run/servercommandcheck.h"
+#include "spec/experimentspec.h"
+#include "server/servercommandcheck.h"
 #include "workload/probeset.h"
 
 #include <QDir>

@@ -1,7 +1,7 @@
 // The nvidia-smi CSV parser on the documented output, and the GPU sampler
 // against stand-in scripts: samples with their values and start times, a run
 // that fails, a program that is missing, one that hangs past the time limit.
-#include "run/gpusampler.h"
+#include "telemetry/gpusampler.h"
 #include "util/monotonicclock.h"
 
 #include <QFile>

@@ -1,4 +1,4 @@
-#include "run/experimentspec.h"
+#include "spec/experimentspec.h"
 
 #include <QFile>
 #include <QTest>

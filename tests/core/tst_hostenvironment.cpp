@@ -1,4 +1,4 @@
-#include "run/hostenvironment.h"
+#include "telemetry/hostenvironment.h"
 
 #include <QFile>
 #include <QTemporaryDir>

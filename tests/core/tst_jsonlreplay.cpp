@@ -1,4 +1,4 @@
-#include "run/jsonlreplay.h"
+#include "source/jsonlreplay.h"
 #include "store/jsonlwriter.h"
 #include "store/recordjson.h"
 

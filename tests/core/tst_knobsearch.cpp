@@ -1,6 +1,6 @@
 #include "compare/searchreport.h"
-#include "run/experimentspec.h"
-#include "run/knobsearch.h"
+#include "spec/experimentspec.h"
+#include "experiment/knobsearch.h"
 #include "store/runline.h"
 
 #include <QTest>

@@ -1,7 +1,7 @@
 // What the dashboard shows and remembers before it starts a server command:
 // the plan is the runner's own expansion, its fingerprint changes exactly when
 // what would run changes, and the printed command line reads back as the argv.
-#include "run/launchplan.h"
+#include "server/launchplan.h"
 
 #include <QProcess>
 #include <QTest>

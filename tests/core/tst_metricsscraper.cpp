@@ -1,7 +1,7 @@
 // The metrics scraper against a scripted HTTP server: a failed scrape is
 // retried with back-off (the gap is recorded), a server without metrics is
 // given up on once.
-#include "run/metricsscraper.h"
+#include "telemetry/metricsscraper.h"
 
 #include <QSignalSpy>
 #include <QTcpServer>

@@ -1,4 +1,4 @@
-#include "run/prometheustext.h"
+#include "telemetry/prometheustext.h"
 
 #include <QFile>
 #include <QTest>

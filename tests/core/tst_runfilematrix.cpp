@@ -8,7 +8,7 @@
 #include "compare/comparison.h"
 #include "drift/driftanalysis.h"
 #include "metrics/runsummary.h"
-#include "run/jsonlreplay.h"
+#include "source/jsonlreplay.h"
 #include "store/runfile.h"
 
 #include <QFile>

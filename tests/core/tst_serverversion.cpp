@@ -3,7 +3,7 @@
 // version endpoint, answer garbage, refuse connections or never answer; and
 // against knobscope-sim itself.
 #include "common/freeport.h"
-#include "run/serverversion.h"
+#include "server/serverversion.h"
 #include "sim/simprocess.h"
 
 #include <QNetworkReply>

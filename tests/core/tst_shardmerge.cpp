@@ -1,4 +1,4 @@
-#include "run/shardmerge.h"
+#include "shard/shardmerge.h"
 
 #include "metrics/percentiles.h"
 

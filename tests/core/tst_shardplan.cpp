@@ -1,4 +1,4 @@
-#include "run/shardplan.h"
+#include "shard/shardplan.h"
 
 #include <QTest>
 

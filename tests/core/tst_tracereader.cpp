@@ -2,7 +2,7 @@
 // the prompts built from their hash ids, and a trace arm in an experiment spec.
 #include "load/loadrunner.h"
 #include "metrics/tracelateness.h"
-#include "run/experimentspec.h"
+#include "spec/experimentspec.h"
 #include "workload/traceprompt.h"
 #include "workload/tracereader.h"
 #include "workload/workload.h"

@@ -1,6 +1,6 @@
 #include "client/requestfactory.h"
 #include "compare/comparison.h"
-#include "run/experimentspec.h"
+#include "spec/experimentspec.h"
 #include "workload/workload.h"
 
 #include <QTemporaryDir>

@@ -1,9 +1,9 @@
-// The experiment-spec validator (core/run/experimentspec.h) on any document,
+// The experiment-spec validator (core/spec/experimentspec.h) on any document,
 // then what the runner derives from a spec it accepted: the server argv and the
 // load of every arm and probe pass. A spec that validates must be safe to run.
 #include "fuzzinput.h"
 
-#include "run/experimentspec.h"
+#include "spec/experimentspec.h"
 #include "workload/probeset.h"
 
 #include <memory>

@@ -1,8 +1,8 @@
-// The Prometheus text parser and the gauge extraction (core/run/prometheustext.h)
+// The Prometheus text parser and the gauge extraction (core/telemetry/prometheustext.h)
 // on any body a /metrics endpoint can answer.
 #include "fuzzinput.h"
 
-#include "run/prometheustext.h"
+#include "telemetry/prometheustext.h"
 
 #include <cmath>
 

@@ -1,6 +1,6 @@
 // The drift finding end to end: probe passes against the launched simulator,
 // then `knobscope drift` on the file the runner wrote.
-#include "run/experimentrunner.h"
+#include "experiment/experimentrunner.h"
 
 #include "common/freeport.h"
 

@@ -2,7 +2,7 @@
 #include "compare/comparison.h"
 #include "metrics/armverdicts.h"
 #include "metrics/loghistogram.h"
-#include "run/experimentrunner.h"
+#include "experiment/experimentrunner.h"
 #include "store/runfile.h"
 
 #include "common/freeport.h"

@@ -1,7 +1,7 @@
 // The search against an exhaustive grid over the same range, both against
 // knobscope-sim: the search's best lies within one grid step of the grid's,
 // from at most half as many server starts.
-#include "run/experimentrunner.h"
+#include "experiment/experimentrunner.h"
 #include "store/runfile.h"
 
 #include "common/freeport.h"

@@ -1,5 +1,5 @@
 #include "../sim/simprocess.h"
-#include "run/serverlauncher.h"
+#include "server/serverlauncher.h"
 
 #include "common/freeport.h"
 

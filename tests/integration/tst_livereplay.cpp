@@ -1,7 +1,7 @@
 // One pipeline for live and replayed data: a replayed file draws exactly the
 // points the live run drew (DESIGN.md section 3).
-#include "run/experimentrunner.h"
-#include "run/replayfeed.h"
+#include "experiment/experimentrunner.h"
+#include "source/replayfeed.h"
 
 #include "common/freeport.h"
 

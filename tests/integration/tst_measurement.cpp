@@ -2,7 +2,7 @@
 #include "../sim/simprocess.h"
 #include "load/arrivalschedule.h"
 #include "load/loadrunner.h"
-#include "run/metricsscraper.h"
+#include "telemetry/metricsscraper.h"
 #include "store/runfile.h"
 #include "truthlog.h"
 

@@ -2,7 +2,7 @@
 // knobscope scrapes vLLM's spec-decode counters, and the arm's summary gives
 // the acceptance and mean accepted length the simulator's truth log implies;
 // with spec decoding off the figures are absent, never 0.
-#include "run/experimentrunner.h"
+#include "experiment/experimentrunner.h"
 #include "truthlog.h"
 
 #include "common/freeport.h"

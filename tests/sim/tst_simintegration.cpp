@@ -2,7 +2,7 @@
 #include "rawhttpclient.h"
 #include "simprocess.h"
 
-#include "run/prometheustext.h"
+#include "telemetry/prometheustext.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -7,7 +7,7 @@
 #include "liveexport.h"
 #include "livepage.h"
 #include "models/runlistmodel.h"
-#include "run/replayfeed.h"
+#include "source/replayfeed.h"
 
 #include <QFile>
 #include <QImage>

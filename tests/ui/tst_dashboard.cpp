@@ -7,7 +7,7 @@
 #include "metrics/loghistogram.h"
 #include "metrics/runsummary.h"
 #include "models/runlistmodel.h"
-#include "run/runsnapshotter.h"
+#include "source/runsnapshotter.h"
 #include "runcontroller.h"
 #include "runfileloader.h"
 #include "steerbox.h"

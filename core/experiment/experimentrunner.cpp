@@ -1,0 +1,453 @@
+#include "experiment/experimentrunner.h"
+
+#include "metrics/armverdicts.h"
+#include "metrics/percentiles.h"
+#include "metrics/tracelateness.h"
+#include "metrics/ttftsplit.h"
+#include "telemetry/gpusampler.h"
+#include "telemetry/hostenvironment.h"
+#include "store/recordjson.h"
+#include "store/runline.h"
+#include "util/redact.h"
+#include "util/wallclock.h"
+#include "workload/workload.h"
+
+#include <QDateTime>
+
+namespace ks {
+
+namespace {
+
+std::string isoNow()
+{
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toStdString();
+}
+
+std::string text(const QString& s)
+{
+    return s.toStdString();
+}
+
+} // namespace
+
+ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject* parent)
+    : QObject(parent)
+    , m_spec(std::move(spec))
+    , m_outPath(std::move(outPath))
+    , m_snapshotTimer(this)
+    , m_gpu(this)
+{
+    qRegisterMetaType<RunSnapshot>();
+    qRegisterMetaType<std::shared_ptr<const RunData>>();
+    m_snapshotTimer.setInterval(int(kSnapshotIntervalUs / 1000));
+    connect(&m_gpu, &GpuTelemetry::sampled, this, [this](const GpuSample& sample, const GpuGauges& gauges) {
+        m_writer.write(gpuLine(m_run, sample));
+        m_snapshots.addGpuSample(gauges);
+    });
+    connect(&m_gpu, &GpuTelemetry::problem, this, [this](const QString& m) { serverEvent(QStringLiteral("gpu"), m); });
+    connect(&m_snapshotTimer, &QTimer::timeout, this, [this] {
+        if (m_progressDirty) {
+            m_progressDirty = false;
+            emit progressed(m_lastProgress);
+        }
+        if (m_snapshots.dirty() && m_snapshots.inRun())
+            takeSnapshot();
+    });
+}
+
+ExperimentRunner::~ExperimentRunner() = default;
+
+QString ExperimentRunner::start()
+{
+    QString error;
+    if (m_spec.probes) {
+        auto loaded = loadProbeSet(m_spec.probes->set);
+        if (const QString* problem = std::get_if<QString>(&loaded))
+            return *problem;
+        m_probeSet = std::make_shared<const ProbeSet>(std::get<ProbeSet>(std::move(loaded)));
+        m_snapshots.setProbeSet(m_probeSet->identity());
+    }
+    if (!m_writer.open(m_outPath, &error))
+        return error;
+    const nlohmann::json experiment
+        = { { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
+              { "started_at", isoNow() }, { "spec", redactSpec(m_spec.raw) }, { "environment", hostEnvironment() } };
+    m_writer.write(experiment);
+    if (!m_writer.flush()) {
+        const QString problem = m_writer.error();
+        m_writer.close();
+        return problem;
+    }
+    emit experimentStarted(QByteArray::fromStdString(experiment.dump()));
+    startSearch();
+    QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
+    return {};
+}
+
+void ExperimentRunner::stop()
+{
+    m_stopRequested = true;
+    if (m_load) {
+        m_load->stop(); // the arm ends; startArm() then sees the request and stops the server
+        return;
+    }
+    // No arm running: a server still starting (or stopping) is stopped before
+    // the file closes; with none, the file closes now. A queued step that runs
+    // later sees m_stopRequested and finds the file closed.
+    finishExperiment();
+}
+
+void ExperimentRunner::abandon()
+{
+    m_stopRequested = true;
+    if (m_launcher)
+        m_launcher->abandon();
+    m_writer.close();
+}
+
+void ExperimentRunner::flushFile()
+{
+    if (!m_writer.flush() && m_writer.failed())
+        onWriteFailed();
+}
+
+void ExperimentRunner::onWriteFailed()
+{
+    if (m_writeFailed)
+        return;
+    m_writeFailed = true;
+    m_problems.prepend(m_writer.error());
+    // The run cannot be recorded any more: end it the way Stop does, once the
+    // current step returns. The arm's summary still reaches armFinished(), so
+    // a dashboard or terminal shows what the file could not keep.
+    m_stopRequested = true;
+    QMetaObject::invokeMethod(this, &ExperimentRunner::stop, Qt::QueuedConnection);
+}
+
+void ExperimentRunner::serverEvent(const QString& event, const QString& detail)
+{
+    // t_us counts from the running arm's t0; between arms there is no run clock.
+    m_writer.write({ { "type", "server_event" }, { "run", text(m_run) },
+        { "t_us", m_armRunning ? nlohmann::json(monotonicUs() - m_t0Us) : nlohmann::json(nullptr) },
+        { "wall", isoNow() }, { "event", text(event) }, { "detail", text(detail) } });
+    flushFile();
+}
+
+void ExperimentRunner::startConfig()
+{
+    if (m_stopRequested || m_config >= m_spec.configs.size()) {
+        finishExperiment();
+        return;
+    }
+    m_arm = 0;
+    m_runInConfig = 0;
+    m_restartedForProbes = false;
+    m_run = m_spec.configs[m_config].label;
+    const bool needStart = m_spec.server && (!m_serverUp || m_spec.server->restartBetweenConfigs);
+    if (needStart)
+        restartServer();
+    else
+        probeServerThenStartArm();
+}
+
+std::size_t ExperimentRunner::stepsPerConfig() const
+{
+    if (!m_spec.probes)
+        return m_spec.arms.size();
+    return m_spec.arms.size() + (m_spec.probes->acrossRestart ? 2 : 1);
+}
+
+std::size_t ExperimentRunner::runsPerConfig() const
+{
+    std::size_t runs = stepsPerConfig() - m_spec.arms.size(); // probe passes
+    for (const ArmSpec& arm : m_spec.arms)
+        runs += std::size_t(ArmPlan::estimatedRuns(arm));
+    return runs;
+}
+
+void ExperimentRunner::startArm()
+{
+    if (m_stopRequested || m_arm >= stepsPerConfig() || !m_armProblem.isEmpty()) {
+        endConfig();
+        return;
+    }
+    const ConfigSpec& config = m_spec.configs[m_config];
+    const bool probePass = m_arm >= m_spec.arms.size();
+    m_probeRestart = probePass ? int(m_arm - m_spec.arms.size()) : -1;
+    if (m_probeRestart > 0 && !m_restartedForProbes) {
+        m_restartedForProbes = true; // the pass after a restart: a fresh server process first
+        m_run = config.label + QLatin1Char('/') + probeRunName(m_probeRestart);
+        restartServer();
+        return;
+    }
+    std::optional<PlannedStep> step;
+    if (!probePass) {
+        if (!m_plan)
+            m_plan = std::make_unique<ArmPlan>(m_spec, config, m_spec.arms[m_arm]);
+        if (step = m_plan->next(); !step) { // this arm is done for this configuration
+            m_plan.reset();
+            ++m_arm;
+            QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection);
+            return;
+        }
+    }
+    const LoadSpec load = probePass ? m_spec.probeLoadSpec(config, m_probeSet, m_probeRestart) : step->load;
+    m_armName = probePass ? probeRunName(m_probeRestart) : step->armName;
+    m_runFields = step ? step->runFields : nlohmann::json::object();
+    m_run = load.runLabel;
+    m_snapshots.beginRun(m_run, config.label, config.model, m_probeRestart);
+    m_serverTally = {};
+    m_metricsProblem.clear();
+    m_load = std::make_unique<LoadRunner>(load);
+    m_concurrencyNow = load.mode == LoadSpec::Mode::Concurrency ? load.concurrency : 0;
+    m_rateNow = load.mode == LoadSpec::Mode::Rate ? load.rate : 0;
+    const nlohmann::json prompts = probePass ? nlohmann::json() : Workload::identity(load);
+    connect(m_load.get(), &LoadRunner::started, this, [this, &config, prompts](qint64 t0) {
+        m_t0Us = t0;
+        m_armRunning = true;
+        nlohmann::json line = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) },
+            { "arm", text(m_armName) }, { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "knobs", config.knobs },
+            { "model", text(config.model) }, { "ticks", true }, { "t0_unix_us", unixUsAtMonotonic(t0) } };
+        if (!config.grid.is_null())
+            line["grid"] = config.grid;
+        line.update(m_runFields);
+        if (!config.search.is_null())
+            line["search"] = config.search;
+        line.update(m_runLineExtra);
+        if (m_probeRestart >= 0) {
+            line["probes"] = m_probeSet->identity();
+            line["probes"]["restart"] = m_probeRestart;
+            line["probes"]["repeats"] = m_probeRestart == 0 ? m_spec.probes->repeats : 1;
+            line["probes"]["max_tokens"] = m_spec.probes->maxTokens;
+            line["probes"]["concurrency"] = m_spec.probes->concurrency;
+        }
+        if (!prompts.is_null())
+            line["prompts"] = prompts;
+        if (!m_serverVersion.is_null())
+            line["server_version"] = m_serverVersion;
+        flushFile();
+        m_runOffset = m_writer.bytesWritten(); // the arm's lines start here (readBackRecords)
+        m_writer.write(line);
+        flushFile();
+        m_runLine = std::move(line);
+        m_scraper = std::make_unique<MetricsScraper>(m_spec.baseUrl, t0);
+        connect(m_scraper.get(), &MetricsScraper::sampled, this, &ExperimentRunner::writeServerSample);
+        connect(m_scraper.get(), &MetricsScraper::unavailable, this, [this](const QString& reason) {
+            m_metricsProblem = reason;
+            serverEvent(QStringLiteral("metrics_unavailable"), reason);
+        });
+        connect(m_scraper.get(), &MetricsScraper::failed, this, [this](const QString& reason) {
+            if (!m_inMetricsGap) // one event per gap; the summary counts every failed scrape
+                serverEvent(QStringLiteral("metrics_gap"), reason + QStringLiteral("; retrying with back-off"));
+            m_inMetricsGap = true;
+        });
+        connect(m_scraper.get(), &MetricsScraper::resumed, this, [this](qint64 gapMs) {
+            m_inMetricsGap = false;
+            serverEvent(QStringLiteral("metrics_resumed"), QStringLiteral("after %1 ms without a sample").arg(gapMs));
+        });
+        m_scraper->start();
+        m_gpu.start(t0);
+        m_snapshotTimer.start();
+    });
+    connect(m_load.get(), &LoadRunner::recordsReady, this, [this](const QVector<RequestRecord>& batch) {
+        for (const RequestRecord& r : batch) {
+            m_writer.write(toJson(r));
+        }
+        m_snapshots.addRecords(batch);
+        flushFile();
+        emit recordsWritten(m_run, batch);
+    });
+    connect(m_load.get(), &LoadRunner::progressed, this, [this](const LoadProgress& p) {
+        m_lastProgress = p; // relayed with the snapshots: at most 10 signals a second reach a dashboard
+        m_progressDirty = true;
+    });
+    connect(m_load.get(), &LoadRunner::finished, this, &ExperimentRunner::onArmFinished);
+    // Sweeps may stop early, so the total is an estimate (docs/experiments.md, "Sweeps").
+    emit armStarted(m_run, int(m_config * runsPerConfig()) + m_runInConfig++, int(plannedConfigs() * runsPerConfig()));
+    if (const QString error = m_load->start(); !error.isEmpty()) {
+        m_problems << QStringLiteral("%1: %2").arg(m_run, error);
+        m_load.reset();
+        m_plan.reset(); // the arm cannot run here: on to the next one
+        ++m_arm;
+        QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection);
+    }
+}
+
+void ExperimentRunner::takeSnapshot()
+{
+    // The instant goes into the file first: replay takes its snapshot there,
+    // over exactly the lines written before it.
+    const qint64 runTimeUs = monotonicUs() - m_t0Us;
+    m_writer.write({ { "type", "tick" }, { "run", text(m_run) }, { "t_us", runTimeUs } });
+    emit snapshotReady(m_run, m_snapshots.snapshot(runTimeUs));
+}
+
+std::vector<RequestRecord> ExperimentRunner::readBackRecords(const QStringList& runs)
+{
+    std::vector<RequestRecord> records;
+    std::vector<RunFileIssue> issues;
+    qint64 line = 0;
+    QString error;
+    const QString run = m_run;
+    m_writer.readBack(
+        m_runOffset,
+        [&](QByteArrayView text) {
+            RunLine decoded = readRunLine(text, ++line, issues, &run);
+            if (decoded.kind == RunLine::Kind::Request && runs.contains(decoded.run))
+                records.push_back(std::move(decoded.request));
+        },
+        &error);
+    if (!error.isEmpty())
+        m_problems << error;
+    return records;
+}
+
+void ExperimentRunner::onArmFinished(const LoadResult& result)
+{
+    m_armRunning = false;
+    m_inMetricsGap = false;
+    m_gpu.stop();
+    m_snapshotTimer.stop();
+    if (m_scraper) {
+        // vLLM's histograms see the arm's last completions only in a scrape after them.
+        m_scraper->finish([this, result] { concludeArm(result); });
+        return;
+    }
+    concludeArm(result);
+}
+
+void ExperimentRunner::concludeArm(const LoadResult& result)
+{
+    if (m_progressDirty) {
+        m_progressDirty = false;
+        emit progressed(m_lastProgress);
+    }
+    if (m_snapshots.inRun()) {
+        takeSnapshot(); // the final state
+        m_snapshots.endRun();
+    }
+    flushFile();
+    endSegment();
+    std::vector<Segment> segments = std::exchange(m_segments, {});
+    QStringList runs;
+    for (const Segment& segment : segments)
+        runs << segment.run;
+    std::vector<RequestRecord> records = readBackRecords(runs);
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+        std::vector<RequestRecord> own;
+        if (segments.size() == 1) {
+            own = std::move(records);
+        } else {
+            for (const RequestRecord& r : records)
+                if (r.run == segments[i].run)
+                    own.push_back(r);
+        }
+        finishRun(std::move(segments[i]), std::move(own), result, i + 1 == segments.size(), segments.size() == 1);
+    }
+    m_load.release()->deleteLater();
+    if (!m_plan)
+        ++m_arm; // a probe pass; a load arm moves on when its plan runs out
+    QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection);
+}
+
+void ExperimentRunner::finishRun(
+    Segment segment, std::vector<RequestRecord> records, const LoadResult& result, bool last, bool wholeArm)
+{
+    const ConfigSpec& config = m_spec.configs[m_config];
+    const QString& run = segment.run;
+    nlohmann::json summary = summarizeRun(run, config.label, segment.arm, records, m_spec.slo, clientLoadOf(result));
+    if (m_scraper && wholeArm) // vLLM's histograms (over the whole arm), where the records give no better split
+        offerHistogramSplit(summary, m_scraper->firstHistograms(), m_scraper->lastHistograms());
+    if (m_probeRestart >= 0)
+        summary["drift"] = m_snapshots.drift().runSummary(config.label, m_probeRestart, int(m_probeSet->probes.size()));
+    if (m_probeRestart < 0 && m_arm < m_spec.arms.size() && m_spec.arms[m_arm].mode == LoadSpec::Mode::Trace) {
+        summary["trace"] = traceLateness(records); // how well the client kept the recorded schedule
+        if (const std::string late = traceLatenessWarning(summary["trace"], summary.value("requests", 0));
+            !late.empty())
+            summary["warnings"].push_back(late);
+    }
+    summary["knobs"] = config.knobs; // each summary alone says what it measured (a grid's point)
+    summary["model"] = text(config.model);
+    summary["server"] = segment.server.summary(m_metricsProblem, m_scraper.get());
+    segment.server.writeSpecDecode(summary, m_scraper && last ? m_scraper->finalSpecDecode() : std::nullopt);
+    if (!segment.gpu.is_null())
+        summary["gpu"] = std::move(segment.gpu);
+    if (m_scraper && m_scraper->failures() > 0 && last)
+        summary["warnings"].push_back(scrapeGapWarning(*m_scraper));
+    const auto mns = config.knobText(QStringLiteral("max_num_seqs"));
+    addGentleVerdict(summary, records, m_probeRestart < 0, segment.server.samples, segment.server.samplesWaiting,
+        mns ? std::optional<int>(mns->toInt()) : std::nullopt);
+    for (const QString& warning : std::as_const(m_serverWarnings))
+        summary["warnings"].push_back(text(warning));
+    if (!m_armProblem.isEmpty() && last) {
+        summary["status"] = "server_exited";
+        summary["warnings"].push_back("the server exited during this arm: " + text(m_armProblem));
+        m_problems << QStringLiteral("%1: server exited during the arm").arg(run);
+    } else {
+        summary["status"] = result.stopped && last ? "stopped" : "completed";
+    }
+    summary["interrupted"] = m_stopRequested; // Stop, Ctrl-C or a failed write
+    if (!result.stats.connectMs.empty())
+        summary["connect_ms"] = percentile(result.stats.connectMs, 50);
+    if (!segment.sweep.is_null()) // a steered arm's segments are the steps of a sweep over that setting
+        summary["sweep"] = std::move(segment.sweep);
+    if (!segment.control.is_null())
+        summary["control"] = std::move(segment.control);
+    if (m_plan && last)
+        m_plan->stepFinished(summary); // sweep/repeat fields and the early-stop decision
+    nlohmann::json line = summary;
+    line["type"] = "summary";
+    m_writer.write(line);
+    flushFile();
+    if (m_writer.failed())
+        m_unsavedSummaries << run;
+    emit armFinished(run, QByteArray::fromStdString(summary.dump()));
+    auto recorded = std::make_shared<RunData>();
+    recorded->run = run;
+    recorded->config = config.label;
+    recorded->arm = segment.arm;
+    recorded->info = std::move(segment.runLine);
+    recorded->summary = std::move(line);
+    recorded->requests = RequestTable::fromRecords(run, records);
+    keepSearchRun(recorded, m_stopRequested);
+    emit runRecorded(recorded);
+}
+
+void ExperimentRunner::endConfig()
+{
+    m_plan.reset();
+    m_armProblem.clear();
+    concludeSearchProbe();
+    ++m_config;
+    const bool last = m_config >= m_spec.configs.size() || m_stopRequested;
+    if (m_launcher && m_launcher->isRunning() && (last || m_spec.server->restartBetweenConfigs)) {
+        stopServerThen(AfterServerStop::StartConfig);
+        return;
+    }
+    QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
+}
+
+void ExperimentRunner::finishExperiment()
+{
+    if (!m_writer.isOpen())
+        return;
+    if (m_launcher && m_launcher->isRunning()) {
+        stopServerThen(AfterServerStop::Finish); // the file closes once the server is gone
+        return;
+    }
+    writeSearchLine();
+    if (!m_writer.close() && m_writer.failed() && !m_writeFailed) {
+        m_writeFailed = true; // the last lines did not get out
+        m_problems.prepend(m_writer.error());
+    }
+    if (m_writeFailed) {
+        QString lost = QStringLiteral("the run stopped there; the file keeps every line written before the failure");
+        if (!m_unsavedSummaries.isEmpty())
+            lost += QStringLiteral(", but not the summary of %1 (shown when the arm ended)")
+                        .arg(m_unsavedSummaries.join(QStringLiteral(", ")));
+        m_problems.insert(1, lost);
+    }
+    emit finished(m_problems.join(QLatin1Char('\n')));
+}
+
+} // namespace ks

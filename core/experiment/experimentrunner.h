@@ -1,0 +1,207 @@
+#pragma once
+
+#include "load/loadrunner.h"
+#include "experiment/armplan.h"
+#include "spec/experimentspec.h"
+#include "telemetry/gputelemetry.h"
+#include "experiment/knobsearch.h"
+#include "server/launchplan.h"
+#include "telemetry/metricsscraper.h"
+#include "source/runsnapshotter.h"
+#include "server/serverlauncher.h"
+#include "server/serverversion.h"
+#include "store/jsonlwriter.h"
+#include "store/runfile.h"
+#include "workload/probeset.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace ks {
+
+/// Runs every arm of an experiment against every configuration, in spec order,
+/// into one JSONL file (docs/formats.md): starts and restarts the server when
+/// the spec has one, scrapes /metrics during each arm, and writes a summary per
+/// arm that says whether the arm ever made the server queue.
+class ExperimentRunner : public QObject {
+    Q_OBJECT
+public:
+    ExperimentRunner(ExperimentSpec spec, QString outPath, QObject* parent = nullptr);
+    ~ExperimentRunner() override;
+
+    /// Opens the run file and starts; returns an error instead when it cannot.
+    QString start();
+    /// Ends the current arm cleanly (in-flight requests cancelled), stops the
+    /// server (also one still starting: its readiness wait ends at once) and
+    /// closes the file; finished() follows.
+    void stop();
+    /// For a second Ctrl-C: writes out what is queued for the file, closes it
+    /// and kills the server without waiting, so the caller can exit now.
+    void abandon();
+    /// Empty unless a write or flush of the run file failed (names the file).
+    QString fileError() const { return m_writer.error(); }
+    /// Live control (docs/experiments.md, "Steering"): the running concurrency
+    /// arm goes on with `concurrency` streams as a new segment, a run of its
+    /// own named ARM~cN whose run line carries `control`. Returns why not
+    /// instead: no load arm running, a rate arm, a sweep or repeats, a bad value.
+    /// The setting in force already is no change and no segment.
+    QString steer(int concurrency);
+    /// The same for a rate arm: arrivals at `rate` per second from now on, as
+    /// a segment named ARM~rR (R as sweep values are written: r2, r4.5).
+    QString steerRate(double rate);
+    /// Ends the experiment as a duration bound ends an arm: the running arm
+    /// sends no more and its requests in flight finish (none is cancelled),
+    /// then the server stops and the file closes (`stop` on --control stdin).
+    void finishArmGently();
+    /// Fields added to every `run` line (a shard's identity: docs/distributed.md).
+    void setRunLineExtra(nlohmann::json extra) { m_runLineExtra = std::move(extra); }
+
+signals:
+    /// The `experiment` line as written, before the first arm.
+    void experimentStarted(const QByteArray& json);
+    void armStarted(const QString& run, int index, int total);
+    /// Progress of the current arm, at most 10 times a second (with the snapshots).
+    void progressed(const ks::LoadProgress& progress);
+    /// Live statistics of the current arm, at most 10 times a second.
+    void snapshotReady(const QString& run, const ks::RunSnapshot& snapshot);
+    void armFinished(const QString& run, const QByteArray& summaryJson);
+    /// A finished run as the file holds it (run line, records, summary), so a
+    /// window shows it without reading back the file that is still being written.
+    void runRecorded(std::shared_ptr<const ks::RunData> run);
+    void serverLine(const QString& line);
+    /// A server is about to be started: the exact argv and extra environment
+    /// (unredacted: the receiver decides what to show where).
+    void serverStarting(const ks::ServerLaunch& launch);
+    /// Request records once they are in the run file (a live exporter's feed).
+    void recordsWritten(const QString& run, const QVector<ks::RequestRecord>& records);
+    /// `message` is empty on success; otherwise what went wrong (the run file
+    /// stays valid). A failed write of the run file stops the run and comes first.
+    void finished(const QString& message);
+
+private:
+    /// What follows once the server has stopped; a later, stronger request wins.
+    enum class AfterServerStop { StartConfig, LaunchServer, Finish };
+
+    void startConfig();
+    /// Stops the server if it runs, starts it again, then continues with startArm().
+    void restartServer();
+    void launchServer();
+    void startArm();
+    /// Asks a server not yet asked for its own version (ServerVersionProbe),
+    /// records it, then startArm(); run lines carry it as `server_version`.
+    void probeServerThenStartArm();
+    std::size_t stepsPerConfig() const;
+    /// Runs per configuration if no sweep stops early (sweep steps and repeats count one each).
+    std::size_t runsPerConfig() const;
+    /// Writes the instant into the file as a `tick` line and sends the snapshot.
+    void takeSnapshot();
+    void onArmFinished(const LoadResult& result);
+    void concludeArm(const LoadResult& result);
+    /// One run of an arm (a segment of a steered one): what finishRun() summarizes.
+    struct Segment {
+        QString run;
+        QString arm;
+        nlohmann::json runLine;
+        ServerTally server;
+        nlohmann::json gpu;
+        nlohmann::json sweep; ///< a steered arm's: its summary's `sweep`
+        nlohmann::json control; ///< a segment after the first: its `control`
+    };
+    /// Moves the run now going into m_segments (a steer, or the arm's end).
+    void endSegment();
+    /// Empty when the running arm can be steered by a setting of this mode, else why not.
+    QString whyNotSteerable(LoadSpec::Mode mode) const;
+    /// Names the segment ARM~SETTING (#N when the setting was in force before),
+    /// lets `apply` change the load with that name, then ends the running segment
+    /// and writes the new one's run line with `control`. Returns `apply`'s refusal.
+    QString startSegment(const QString& setting, const char* kind, const nlohmann::json& value,
+        const nlohmann::json& from, const std::function<QString(const QString& run)>& apply);
+    /// Summarizes a finished run from its records, writes its summary line and
+    /// tells the windows; `last`: the arm's last segment (its plan moves on).
+    /// `wholeArm`: the arm was not steered (the scraper's histograms are its own).
+    void finishRun(
+        Segment segment, std::vector<RequestRecord> records, const LoadResult& result, bool last, bool wholeArm);
+    /// The arm's records as the file holds them: the file is the store, so a
+    /// long arm keeps no record in memory, and the summary is exact.
+    std::vector<RequestRecord> readBackRecords(const QStringList& runs);
+    void endConfig();
+    /// Configurations the progress counts: a search's budget until it stops.
+    std::size_t plannedConfigs() const;
+    /// A search (docs/experiments.md, "Search"): the base configuration gives
+    /// way to the first probe; each probe is a configuration appended when the
+    /// one before has ended, its value chosen by m_search.
+    void startSearch();
+    /// Keeps a finished run of the search's arm for the probe's objective.
+    void keepSearchRun(const std::shared_ptr<const RunData>& run, bool interrupted);
+    /// The current configuration has ended (or could not start): its objective
+    /// goes to the search, and the next probe, if any, is appended.
+    void concludeSearchProbe();
+    void appendSearchProbe(double value);
+    /// Writes the `search` line once, before the file closes.
+    void writeSearchLine();
+    void finishExperiment();
+    void serverEvent(const QString& event, const QString& detail);
+    void writeServerSample(const ServerSample& sample);
+    void stopServerThen(AfterServerStop next);
+    void onServerStopped();
+    /// Writes out the queued lines; a failure stops the run.
+    void flushFile();
+    void onWriteFailed();
+
+    ExperimentSpec m_spec;
+    QString m_outPath;
+    JsonlWriter m_writer;
+    std::unique_ptr<ServerLauncher> m_launcher;
+    std::unique_ptr<LoadRunner> m_load;
+    std::unique_ptr<MetricsScraper> m_scraper;
+    std::unique_ptr<ServerVersionProbe> m_versionProbe;
+    nlohmann::json m_serverVersion; ///< of the server now up, once asked; null before
+    std::size_t m_config = 0;
+    std::size_t m_arm = 0;
+    std::unique_ptr<ArmPlan> m_plan; ///< the runs of the current load arm (sweep steps, repeats)
+    nlohmann::json m_runFields; ///< what the plan adds to the current run line
+    int m_runInConfig = 0; ///< runs started for this configuration, for armStarted's index
+    QString m_run;
+    QString m_armName;
+    int m_probeRestart = -1; ///< the probe pass now running (restarts before it), -1 for load arms
+    bool m_restartedForProbes = false;
+    std::shared_ptr<const ProbeSet> m_probeSet;
+    qint64 m_t0Us = 0;
+    nlohmann::json m_runLine; ///< of the current arm, as written
+    qint64 m_runOffset = 0; ///< where the current arm's lines start in the file
+    RunSnapshotter m_snapshots;
+    QTimer m_snapshotTimer;
+    GpuTelemetry m_gpu; ///< nvidia-smi during each arm, where there is one
+    LoadProgress m_lastProgress;
+    bool m_progressDirty = false;
+    ServerTally m_serverTally; ///< the current arm's scrapes
+    std::vector<Segment> m_segments; ///< earlier segments of a steered arm now running
+    int m_concurrencyNow = 0; ///< of the running arm, as steered
+    double m_rateNow = 0; ///< of the running rate arm, as steered
+    QString m_metricsProblem;
+    QString m_armProblem; ///< the server died during this arm
+    QStringList m_serverWarnings; ///< about the launched server's command (servercommandcheck.h)
+    QStringList m_problems; ///< per experiment, for the final message
+    bool m_stopRequested = false;
+    std::optional<AfterServerStop> m_afterServerStop;
+    bool m_writeFailed = false;
+    QStringList m_unsavedSummaries; ///< runs whose summary line could not be written
+    bool m_serverUp = false;
+    bool m_armRunning = false; ///< between the load's start and its end: server events get a run time
+    bool m_inMetricsGap = false;
+    nlohmann::json m_runLineExtra = nlohmann::json::object();
+    std::unique_ptr<KnobSearch> m_search; ///< set when the spec has a search
+    ConfigSpec m_searchBase; ///< the configuration every probe copies
+    std::vector<std::shared_ptr<const RunData>> m_searchRuns; ///< the current probe's runs of the search's arm
+    bool m_searchRunInterrupted = false; ///< one of them was cut short by Stop
+    bool m_searchDone = false; ///< no further probe will be appended
+    bool m_searchWritten = false;
+};
+
+} // namespace ks
+
+Q_DECLARE_METATYPE(std::shared_ptr<const ks::RunData>)
