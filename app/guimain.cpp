@@ -1,8 +1,8 @@
 #include "commands.h"
 
-#include "livepage.h"
-#include "mainwindow.h"
-#include "uiprofile.h"
+#include "pages/livepage.h"
+#include "window/mainwindow.h"
+#include "window/uiprofile.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

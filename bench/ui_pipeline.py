@@ -2,7 +2,7 @@
 """The dashboard's pipeline from source to page, timed from inside the dashboard.
 
 The dashboard writes what it measures when KNOBSCOPE_PROFILE names a file
-(ui/uiprofile.h): one JSON line per second of the GUI thread's busy time (time
+(ui/window/uiprofile.h): one JSON line per second of the GUI thread's busy time (time
 inside outermost event handlers), one per part of an arm's end handled by the
 main window (the summary, the copied run file, the Compare and Drift result),
 and the first frame painted after an opened run file's result reached the pages.

@@ -2,10 +2,10 @@
 // start of the live arm it matches, cut where the next arm begins, with the
 // live/baseline ratio in the run table, and the same through `export --chart
 // live-NAME --baseline FILE`.
-#include "baseline.h"
+#include "feeds/baseline.h"
 #include "charts/timeseriesplot.h"
-#include "liveexport.h"
-#include "livepage.h"
+#include "report/liveexport.h"
+#include "pages/livepage.h"
 #include "models/runlistmodel.h"
 #include "source/replayfeed.h"
 

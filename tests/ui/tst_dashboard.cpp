@@ -1,16 +1,16 @@
 // The dashboard against a real knobscope-sim: the charts show exactly what the
 // core reports, and Stop mid-run leaves a valid run file.
 #include "charts/timeseriesplot.h"
-#include "experimentdocument.h"
-#include "livepage.h"
-#include "mainwindow.h"
+#include "editor/experimentdocument.h"
+#include "pages/livepage.h"
+#include "window/mainwindow.h"
 #include "metrics/loghistogram.h"
 #include "metrics/runsummary.h"
 #include "models/runlistmodel.h"
 #include "source/runsnapshotter.h"
-#include "runcontroller.h"
-#include "runfileloader.h"
-#include "steerbox.h"
+#include "feeds/runcontroller.h"
+#include "feeds/runfileloader.h"
+#include "pages/steerbox.h"
 #include "store/runfile.h"
 
 #include "common/freeport.h"

@@ -1,9 +1,9 @@
 // Grids in the experiment editor: list-valued cells, the round trip of a grid
 // spec, the configuration count with its time estimate, and the cap's error.
-#include "experimentdocument.h"
-#include "experimenteditor.h"
+#include "editor/experimentdocument.h"
+#include "editor/experimenteditor.h"
 #include "models/spectablemodel.h"
-#include "runestimate.h"
+#include "editor/runestimate.h"
 
 #include <QApplication>
 #include <QFile>

@@ -1,10 +1,10 @@
 // The editor's prompt form: every field writes the `prompts` the
 // spec validator accepts, a loaded spec shows in the fields, fields it has no
 // widget for survive an edit, and the validator's problems mark the field.
-#include "experimentdocument.h"
-#include "experimenteditor.h"
-#include "mainwindow.h"
-#include "promptform.h"
+#include "editor/experimentdocument.h"
+#include "editor/experimenteditor.h"
+#include "window/mainwindow.h"
+#include "editor/promptform.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,7 +1,7 @@
 // The Live page's Steer box: a number of streams on a concurrency arm, a rate
 // on a rate arm, each from the keyboard (Alt+T, typing, Enter) as well as the
 // button; nothing is sent while it is disabled, and its tooltip says why.
-#include "steerbox.h"
+#include "pages/steerbox.h"
 
 #include <QDoubleSpinBox>
 #include <QPushButton>

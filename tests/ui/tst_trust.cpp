@@ -3,10 +3,10 @@
 // and knobscope's own specs, the user's saved ones and `SPEC.json --run` run
 // without asking. The planted command only touches a marker file and exits,
 // so a run that starts it ends at once (the server never becomes ready).
-#include "experimentdocument.h"
-#include "launchtrustdialog.h"
-#include "mainwindow.h"
-#include "runcontroller.h"
+#include "editor/experimentdocument.h"
+#include "editor/launchtrustdialog.h"
+#include "window/mainwindow.h"
+#include "feeds/runcontroller.h"
 
 #include "common/freeport.h"
 

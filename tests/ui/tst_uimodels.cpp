@@ -1,10 +1,10 @@
 // The editor's item models under QAbstractItemModelTester, and a spec round trip
 // through the model API.
 #include "charts/titlewrap.h"
-#include "experimentdocument.h"
+#include "editor/experimentdocument.h"
 #include "models/runlistmodel.h"
 #include "models/spectablemodel.h"
-#include "windowplacement.h"
+#include "window/windowplacement.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>

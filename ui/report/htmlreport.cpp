@@ -4,12 +4,12 @@
 #include "charts/exportablechart.h"
 #include "compare/knobresponse.h"
 #include "compare/searchreport.h"
-#include "comparepage.h"
-#include "driftpage.h"
+#include "pages/comparepage.h"
+#include "pages/driftpage.h"
 #include "htmlreportsections.h"
-#include "knobrangepanel.h"
+#include "pages/knobrangepanel.h"
 #include "telemetry/hostenvironment.h"
-#include "runfileloader.h"
+#include "feeds/runfileloader.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -8,12 +8,12 @@
 #include "compare/diagnosis.h"
 #include "compare/searchreport.h"
 #include "compare/sweepcompare.h"
-#include "compareexport.h"
+#include "report/compareexport.h"
 #include "comparemetrics.h"
-#include "htmlreport.h"
+#include "report/htmlreport.h"
 #include "knobrangepanel.h"
 #include "models/comparetablemodel.h"
-#include "runfileloader.h"
+#include "feeds/runfileloader.h"
 
 #include <QCheckBox>
 #include <QComboBox>

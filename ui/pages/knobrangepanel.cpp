@@ -3,7 +3,7 @@
 #include "charts/knobplot.h"
 #include "charts/paretoplot.h"
 #include "compare/knobresponse.h"
-#include "runfileloader.h"
+#include "feeds/runfileloader.h"
 
 #include <QComboBox>
 #include <QFile>

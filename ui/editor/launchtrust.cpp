@@ -1,6 +1,6 @@
 #include "launchtrust.h"
 
-#include "settings.h"
+#include "window/settings.h"
 
 namespace ks {
 

@@ -4,7 +4,7 @@
 
 #include "charts/timeseriesplot.h"
 #include "models/runlistmodel.h"
-#include "percentilestyle.h"
+#include "charts/percentilestyle.h"
 
 #include <QFileDialog>
 #include <QFileInfo>

@@ -2,8 +2,8 @@
 // the background and saying what became of it.
 #include "mainwindow.h"
 
-#include "baseline.h"
-#include "livepage.h"
+#include "feeds/baseline.h"
+#include "pages/livepage.h"
 
 #include <QLabel>
 #include <QPlainTextEdit>

@@ -5,7 +5,7 @@
 #include "charts/palette.h"
 #include "charts/timeseriesplot.h"
 #include "models/runlistmodel.h"
-#include "percentilestyle.h"
+#include "charts/percentilestyle.h"
 #include "progressdelegate.h"
 
 #include <QCheckBox>

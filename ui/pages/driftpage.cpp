@@ -3,7 +3,7 @@
 #include "charts/barchart.h"
 #include "charts/palette.h"
 #include "models/driftmatrixmodel.h"
-#include "runfileloader.h"
+#include "feeds/runfileloader.h"
 
 #include <QCheckBox>
 #include <QFileDialog>

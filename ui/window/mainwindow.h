@@ -1,6 +1,6 @@
 #pragma once
 
-#include "launchtrust.h"
+#include "editor/launchtrust.h"
 #include "spec/experimentspec.h"
 
 #include <QElapsedTimer>

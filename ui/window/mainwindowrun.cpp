@@ -3,14 +3,14 @@
 // RunController starts the experiment.
 #include "mainwindow.h"
 
-#include "experimentdocument.h"
-#include "experimenteditor.h"
-#include "launchtrustdialog.h"
-#include "livepage.h"
+#include "editor/experimentdocument.h"
+#include "editor/experimenteditor.h"
+#include "editor/launchtrustdialog.h"
+#include "pages/livepage.h"
 #include "mainmenus.h"
-#include "replaybar.h"
-#include "replaycontroller.h"
-#include "runcontroller.h"
+#include "pages/replaybar.h"
+#include "feeds/replaycontroller.h"
+#include "feeds/runcontroller.h"
 #include "settings.h"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 #include "liveexport.h"
 
-#include "baseline.h"
+#include "feeds/baseline.h"
 #include "charts/timeseriesplot.h"
-#include "livepage.h"
+#include "pages/livepage.h"
 #include "models/runlistmodel.h"
 #include "source/replayfeed.h"
 

@@ -1,10 +1,10 @@
 #include "mainmenus.h"
 
 #include "datalocations.h"
-#include "experimenteditor.h"
-#include "livepage.h"
+#include "editor/experimenteditor.h"
+#include "pages/livepage.h"
 #include "mainwindow.h"
-#include "replaycontroller.h"
+#include "feeds/replaycontroller.h"
 #include "settings.h"
 
 #include <QAction>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "baseline.h"
+#include "feeds/baseline.h"
 #include "metrics/aggregator.h"
 #include "steerbox.h"
 

@@ -1,6 +1,6 @@
 #include "replaycontroller.h"
 
-#include "replaybar.h"
+#include "pages/replaybar.h"
 #include "source/replayfeed.h"
 
 #include <QFileInfo>

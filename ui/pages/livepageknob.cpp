@@ -4,7 +4,7 @@
 
 #include "charts/knobplot.h"
 #include "compare/knobresponse.h"
-#include "runfileloader.h"
+#include "feeds/runfileloader.h"
 
 #include <QScrollArea>
 
