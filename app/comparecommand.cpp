@@ -7,8 +7,8 @@
 #include "compare/searchreport.h"
 #include "import/resultfile.h"
 #include "loadflags.h"
-#include "telemetry/hostenvironment.h"
 #include "server/serverversion.h"
+#include "telemetry/hostenvironment.h"
 
 #include <QCommandLineParser>
 #include <QFile>

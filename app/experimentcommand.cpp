@@ -4,11 +4,11 @@
 #include "stdincontrol.h"
 
 #include "armexecution.h"
-#include "metricsendpoint.h"
 #include "experiment/experimentrunner.h"
-#include "server/servercommandcheck.h"
 #include "experiment/steercommand.h"
+#include "metricsendpoint.h"
 #include "runextras.h"
+#include "server/servercommandcheck.h"
 #include "startbarrier.h"
 #include "util/redact.h"
 #include "util/unixsignals.h"

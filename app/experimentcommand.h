@@ -1,8 +1,8 @@
 #pragma once
 
 #include "progressreporter.h"
-#include "spec/experimentspec.h"
 #include "runextras.h"
+#include "spec/experimentspec.h"
 
 /// `knobscope run SPEC.json`: reads and validates the spec, then runs it.
 int runExperiment(const QString& specPath, const QString& outPath, ProgressReporter::Mode progressMode,

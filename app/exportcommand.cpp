@@ -4,11 +4,11 @@
 #include "loadflags.h"
 
 #include "charts/barchart.h"
+#include "feeds/runfileloader.h"
 #include "pages/comparepage.h"
 #include "pages/driftpage.h"
 #include "pages/knobrangepanel.h"
 #include "report/liveexport.h"
-#include "feeds/runfileloader.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

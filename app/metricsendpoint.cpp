@@ -1,7 +1,7 @@
 #include "metricsendpoint.h"
 
-#include "load/loadrunner.h"
 #include "experiment/experimentrunner.h"
+#include "load/loadrunner.h"
 
 #include <QHttpServer>
 #include <QHttpServerResponse>

@@ -4,9 +4,9 @@
 #include "loadflags.h"
 #include "metrics/runsummary.h"
 #include "metrics/ttftsplit.h"
-#include "telemetry/hostenvironment.h"
 #include "server/serverversion.h"
 #include "store/runfile.h"
+#include "telemetry/hostenvironment.h"
 
 #include <QCommandLineParser>
 

@@ -1,17 +1,17 @@
 #pragma once
 
-#include "load/loadrunner.h"
 #include "experiment/armplan.h"
-#include "spec/experimentspec.h"
-#include "telemetry/gputelemetry.h"
 #include "experiment/knobsearch.h"
+#include "load/loadrunner.h"
 #include "server/launchplan.h"
-#include "telemetry/metricsscraper.h"
-#include "source/runsnapshotter.h"
 #include "server/serverlauncher.h"
 #include "server/serverversion.h"
+#include "source/runsnapshotter.h"
+#include "spec/experimentspec.h"
 #include "store/jsonlwriter.h"
 #include "store/runfile.h"
+#include "telemetry/gputelemetry.h"
+#include "telemetry/metricsscraper.h"
 #include "workload/probeset.h"
 
 #include <QObject>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "metrics/runsummary.h"
 #include "experiment/knobsearch.h"
+#include "metrics/runsummary.h"
 #include "store/runfile.h"
 
 #include <vector>

@@ -1,6 +1,6 @@
+#include "experiment/armplan.h"
 #include "metrics/repeatstats.h"
 #include "metrics/sweepcapacity.h"
-#include "experiment/armplan.h"
 
 #include <QSet>
 #include <QTest>

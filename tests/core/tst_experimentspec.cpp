@@ -1,5 +1,5 @@
-#include "spec/experimentspec.h"
 #include "server/servercommandcheck.h"
+#include "spec/experimentspec.h"
 #include "workload/probeset.h"
 
 #include <QDir>

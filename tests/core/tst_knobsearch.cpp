@@ -1,6 +1,6 @@
 #include "compare/searchreport.h"
-#include "spec/experimentspec.h"
 #include "experiment/knobsearch.h"
+#include "spec/experimentspec.h"
 #include "store/runline.h"
 
 #include <QTest>

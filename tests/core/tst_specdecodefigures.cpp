@@ -1,9 +1,9 @@
 // Speculative-decoding figures from scraped /metrics: vLLM's counters and
 // SGLang's gauge are read, an arm's summary takes counter deltas, and a run's
 // snapshots carry the acceptance so far (the Live page's series).
+#include "source/runsnapshotter.h"
 #include "telemetry/metricsscraper.h"
 #include "telemetry/prometheustext.h"
-#include "source/runsnapshotter.h"
 
 #include <QTest>
 

@@ -1,8 +1,8 @@
 // The experiment runner end to end: launched simulator, configs x arms, one file.
 #include "compare/comparison.h"
+#include "experiment/experimentrunner.h"
 #include "metrics/armverdicts.h"
 #include "metrics/loghistogram.h"
-#include "experiment/experimentrunner.h"
 #include "store/runfile.h"
 
 #include "common/freeport.h"

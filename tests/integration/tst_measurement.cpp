@@ -2,8 +2,8 @@
 #include "../sim/simprocess.h"
 #include "load/arrivalschedule.h"
 #include "load/loadrunner.h"
-#include "telemetry/metricsscraper.h"
 #include "store/runfile.h"
+#include "telemetry/metricsscraper.h"
 #include "truthlog.h"
 
 #include "common/freeport.h"

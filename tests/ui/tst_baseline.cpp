@@ -2,11 +2,11 @@
 // start of the live arm it matches, cut where the next arm begins, with the
 // live/baseline ratio in the run table, and the same through `export --chart
 // live-NAME --baseline FILE`.
-#include "feeds/baseline.h"
 #include "charts/timeseriesplot.h"
-#include "report/liveexport.h"
-#include "pages/livepage.h"
+#include "feeds/baseline.h"
 #include "models/runlistmodel.h"
+#include "pages/livepage.h"
+#include "report/liveexport.h"
 #include "source/replayfeed.h"
 
 #include <QFile>

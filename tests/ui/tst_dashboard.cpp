@@ -2,16 +2,16 @@
 // core reports, and Stop mid-run leaves a valid run file.
 #include "charts/timeseriesplot.h"
 #include "editor/experimentdocument.h"
-#include "pages/livepage.h"
-#include "window/mainwindow.h"
+#include "feeds/runcontroller.h"
+#include "feeds/runfileloader.h"
 #include "metrics/loghistogram.h"
 #include "metrics/runsummary.h"
 #include "models/runlistmodel.h"
-#include "source/runsnapshotter.h"
-#include "feeds/runcontroller.h"
-#include "feeds/runfileloader.h"
+#include "pages/livepage.h"
 #include "pages/steerbox.h"
+#include "source/runsnapshotter.h"
 #include "store/runfile.h"
+#include "window/mainwindow.h"
 
 #include "common/freeport.h"
 

@@ -2,8 +2,8 @@
 // spec, the configuration count with its time estimate, and the cap's error.
 #include "editor/experimentdocument.h"
 #include "editor/experimenteditor.h"
-#include "models/spectablemodel.h"
 #include "editor/runestimate.h"
+#include "models/spectablemodel.h"
 
 #include <QApplication>
 #include <QFile>

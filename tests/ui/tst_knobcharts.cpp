@@ -4,12 +4,12 @@
 // the charts only when a knob varies.
 #include "charts/knobplot.h"
 #include "common/freeport.h"
-#include "pages/comparepage.h"
 #include "editor/experimentdocument.h"
+#include "feeds/runfileloader.h"
+#include "pages/comparepage.h"
 #include "pages/knobrangepanel.h"
 #include "pages/livepage.h"
 #include "window/mainwindow.h"
-#include "feeds/runfileloader.h"
 
 #include <QFile>
 #include <QImage>

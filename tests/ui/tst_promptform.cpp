@@ -3,8 +3,8 @@
 // widget for survive an edit, and the validator's problems mark the field.
 #include "editor/experimentdocument.h"
 #include "editor/experimenteditor.h"
-#include "window/mainwindow.h"
 #include "editor/promptform.h"
+#include "window/mainwindow.h"
 
 #include <QCheckBox>
 #include <QComboBox>

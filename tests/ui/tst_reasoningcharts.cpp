@@ -2,8 +2,8 @@
 // file that has the figures, drawn from compare's own numbers, and the HTML
 // report's table beside them.
 #include "charts/barchart.h"
-#include "pages/comparepage.h"
 #include "feeds/runfileloader.h"
+#include "pages/comparepage.h"
 
 #include <QComboBox>
 #include <QFile>

@@ -6,14 +6,14 @@
 #include "charts/exportablechart.h"
 #include "charts/timeseriesplot.h"
 #include "compare/compareformat.h"
+#include "feeds/runfileloader.h"
+#include "metrics/loghistogram.h"
+#include "models/comparetablemodel.h"
+#include "models/driftmatrixmodel.h"
 #include "pages/comparepage.h"
 #include "pages/driftpage.h"
 #include "pages/livepage.h"
 #include "window/mainwindow.h"
-#include "metrics/loghistogram.h"
-#include "models/comparetablemodel.h"
-#include "models/driftmatrixmodel.h"
-#include "feeds/runfileloader.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>

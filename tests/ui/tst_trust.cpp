@@ -5,8 +5,8 @@
 // so a run that starts it ends at once (the server never becomes ready).
 #include "editor/experimentdocument.h"
 #include "editor/launchtrustdialog.h"
-#include "window/mainwindow.h"
 #include "feeds/runcontroller.h"
+#include "window/mainwindow.h"
 
 #include "common/freeport.h"
 

@@ -20,14 +20,14 @@
 //   cleaned object or record, detected format) are one input to it.
 // And each row runs every command in one form; the other forms take turns
 // (commandsNeverCrash says which; KNOBSCOPE_WRONGTYPES_ALL=1 runs them all).
+#include "feeds/runfileloader.h"
+#include "import/resultfile.h"
+#include "models/driftmatrixmodel.h"
 #include "pages/comparepage.h"
 #include "pages/driftpage.h"
-#include "import/resultfile.h"
-#include "window/mainwindow.h"
-#include "models/driftmatrixmodel.h"
-#include "feeds/runfileloader.h"
 #include "store/recordjson.h"
 #include "store/runline.h"
+#include "window/mainwindow.h"
 
 #include <QDir>
 #include <QFile>

@@ -2,8 +2,8 @@
 
 #include "experimentdocument.h"
 #include "promptform.h"
-#include "server/modelcatalog.h"
 #include "runestimate.h"
+#include "server/modelcatalog.h"
 
 #include <QCheckBox>
 #include <QComboBox>

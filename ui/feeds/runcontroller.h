@@ -1,7 +1,7 @@
 #pragma once
 
-#include "spec/experimentspec.h"
 #include "runfeed.h"
+#include "spec/experimentspec.h"
 #include "store/runfile.h"
 
 #include <QPointer>

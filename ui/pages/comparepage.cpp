@@ -8,12 +8,12 @@
 #include "compare/diagnosis.h"
 #include "compare/searchreport.h"
 #include "compare/sweepcompare.h"
-#include "report/compareexport.h"
 #include "comparemetrics.h"
-#include "report/htmlreport.h"
+#include "feeds/runfileloader.h"
 #include "knobrangepanel.h"
 #include "models/comparetablemodel.h"
-#include "feeds/runfileloader.h"
+#include "report/compareexport.h"
+#include "report/htmlreport.h"
 
 #include <QCheckBox>
 #include <QComboBox>

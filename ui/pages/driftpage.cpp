@@ -2,8 +2,8 @@
 
 #include "charts/barchart.h"
 #include "charts/palette.h"
-#include "models/driftmatrixmodel.h"
 #include "feeds/runfileloader.h"
+#include "models/driftmatrixmodel.h"
 
 #include <QCheckBox>
 #include <QFileDialog>

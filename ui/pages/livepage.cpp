@@ -3,9 +3,9 @@
 #include "charts/kneeplot.h"
 #include "charts/knobplot.h"
 #include "charts/palette.h"
+#include "charts/percentilestyle.h"
 #include "charts/timeseriesplot.h"
 #include "models/runlistmodel.h"
-#include "charts/percentilestyle.h"
 #include "progressdelegate.h"
 
 #include <QCheckBox>

@@ -2,9 +2,9 @@
 // charts, arm by arm, and the live/baseline ratios in the run table.
 #include "livepage.h"
 
+#include "charts/percentilestyle.h"
 #include "charts/timeseriesplot.h"
 #include "models/runlistmodel.h"
-#include "charts/percentilestyle.h"
 
 #include <QFileDialog>
 #include <QFileInfo>

@@ -1,8 +1,8 @@
 #include "compareexport.h"
 
 #include "compare/compareformat.h"
-#include "pages/comparepage.h"
 #include "feeds/runfileloader.h"
+#include "pages/comparepage.h"
 
 #include <QComboBox>
 #include <QDir>

@@ -4,12 +4,12 @@
 #include "charts/exportablechart.h"
 #include "compare/knobresponse.h"
 #include "compare/searchreport.h"
+#include "feeds/runfileloader.h"
+#include "htmlreportsections.h"
 #include "pages/comparepage.h"
 #include "pages/driftpage.h"
-#include "htmlreportsections.h"
 #include "pages/knobrangepanel.h"
 #include "telemetry/hostenvironment.h"
-#include "feeds/runfileloader.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -6,9 +6,9 @@
 #include "drift/driftanalysis.h"
 #include "metrics/runsummary.h"
 #include "metrics/ttftsplit.h"
-#include "telemetry/hostenvironment.h"
 #include "server/serverversion.h"
 #include "store/runfile.h"
+#include "telemetry/hostenvironment.h"
 
 #include <QStringList>
 

@@ -1,9 +1,9 @@
 #include "liveexport.h"
 
-#include "feeds/baseline.h"
 #include "charts/timeseriesplot.h"
-#include "pages/livepage.h"
+#include "feeds/baseline.h"
 #include "models/runlistmodel.h"
+#include "pages/livepage.h"
 #include "source/replayfeed.h"
 
 #include <QEventLoop>

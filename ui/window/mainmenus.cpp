@@ -2,9 +2,9 @@
 
 #include "datalocations.h"
 #include "editor/experimenteditor.h"
-#include "pages/livepage.h"
-#include "mainwindow.h"
 #include "feeds/replaycontroller.h"
+#include "mainwindow.h"
+#include "pages/livepage.h"
 #include "settings.h"
 
 #include <QAction>

@@ -6,11 +6,11 @@
 #include "editor/experimentdocument.h"
 #include "editor/experimenteditor.h"
 #include "editor/launchtrustdialog.h"
-#include "pages/livepage.h"
-#include "mainmenus.h"
-#include "pages/replaybar.h"
 #include "feeds/replaycontroller.h"
 #include "feeds/runcontroller.h"
+#include "mainmenus.h"
+#include "pages/livepage.h"
+#include "pages/replaybar.h"
 #include "settings.h"
 
 #include <algorithm>

@@ -2,8 +2,8 @@
 // controller, its answers to the log, and which arm may be steered.
 #include "mainwindow.h"
 
-#include "pages/livepage.h"
 #include "feeds/runcontroller.h"
+#include "pages/livepage.h"
 
 #include <QLabel>
 
