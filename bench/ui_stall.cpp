@@ -4,10 +4,10 @@
 //
 //   ui_stall [--concurrency 256] [--requests 1024] [--max-tokens 128] [--points 1000000]
 #include "charts/timeseriesplot.h"
-#include "experimentdocument.h"
-#include "mainwindow.h"
+#include "editor/experimentdocument.h"
+#include "feeds/runcontroller.h"
 #include "metrics/percentiles.h"
-#include "runcontroller.h"
+#include "window/mainwindow.h"
 
 #include <qcustomplot.h>
 
