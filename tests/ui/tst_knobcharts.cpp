@@ -218,9 +218,12 @@ private slots:
         QVERIFY(window.document()->load(QByteArray::fromStdString(spec.dump()), &error));
         // After each comparison of the experiment so far: how many points the live knob chart has.
         QList<int> shown;
+        int handedWhileHidden = 0; // comparisons the hidden Compare page got during the run
         connect(window.loader(), &ks::RunFileLoader::loaded, this, [&](std::shared_ptr<const ks::LoadedRunFile> r) {
             if (r->file != window.liveRunFile())
                 return;
+            if (window.isRunning() && window.comparePage()->result() == r)
+                ++handedWhileHidden;
             const ks::KnobPlot* chart = window.livePage()->knobChart();
             int points = 0;
             for (const ks::KnobSeries& s : chart->response().series)
@@ -237,6 +240,9 @@ private slots:
         QVERIFY2(shown.contains(0), "hidden while one configuration has finished");
         QVERIFY2(shown.contains(2), "two points once two configurations have finished");
         QVERIFY(std::is_sorted(shown.begin(), shown.end()));
+        // The Live page was in front: Compare was not redrawn per arm, and has the last comparison now.
+        QCOMPARE(handedWhileHidden, 0);
+        QTRY_COMPARE(window.comparePage()->result(), window.loader()->current());
     }
 };
 

@@ -2,6 +2,7 @@
 
 #include "compare/comparison.h"
 #include "import/resultfile.h"
+#include "offthreadrelease.h"
 
 #include <QThread>
 
@@ -45,7 +46,7 @@ void RunFileLoader::load(const QStringList& paths, const QString& baseline, bool
     const quint64 generation = ++m_generation;
     const bool allow = m_allowDifferentWorkloads;
     startJob([this, generation, paths, baseline, withIntervals, allow] {
-        auto result = std::make_shared<LoadedRunFile>();
+        auto result = releasedOffGuiThread(new LoadedRunFile);
         result->path = paths.value(0);
         result->otherPath = paths.value(1);
         result->baseline = baseline;
@@ -82,25 +83,33 @@ void RunFileLoader::load(const QStringList& paths, const QString& baseline, bool
             if (!problem.isEmpty())
                 result->drift.problems << problem;
             const auto [first, second] = fileLabels(paths[0], paths[1]);
-            result->file = std::make_shared<RunFile>(mergeRunFiles(files[0], first, files[1], second));
+            result->file = releasedOffGuiThread(new RunFile(mergeRunFiles(files[0], first, files[1], second)));
         } else {
-            result->file = std::make_shared<RunFile>(std::move(files[0]));
+            result->file = releasedOffGuiThread(new RunFile(std::move(files[0])));
         }
         report(85, tr("Comparing configurations"));
         analyze(generation, result, std::move(passes), set, withIntervals, allow);
     });
 }
 
-void RunFileLoader::show(std::shared_ptr<const RunFile> file, const QString& path)
+void RunFileLoader::showLive(std::shared_ptr<const nlohmann::json> experiment,
+    std::vector<std::shared_ptr<const RunData>> runs, const QString& path)
 {
     const quint64 generation = ++m_generation;
     const QString baseline = m_current ? m_current->baseline : QString();
     const bool allow = m_allowDifferentWorkloads;
-    startJob([this, generation, file, path, baseline, allow] {
-        auto result = std::make_shared<LoadedRunFile>();
+    startJob([this, generation, experiment = std::move(experiment), runs = std::move(runs), path, baseline, allow] {
+        auto* assembled = new RunFile;
+        assembled->experiment = *experiment;
+        assembled->runs.reserve(runs.size());
+        for (const std::shared_ptr<const RunData>& run : runs)
+            assembled->runs.push_back(*run);
+        std::shared_ptr<const RunFile> file = releasedOffGuiThread(assembled);
+        auto result = releasedOffGuiThread(new LoadedRunFile);
         result->path = path;
         result->baseline = baseline;
         result->file = file;
+        result->live = true;
         nlohmann::json set;
         std::vector<ProbePass> passes = probePassesOf(*file, 0, &set);
         analyze(generation, result, std::move(passes), set, true, allow);
@@ -126,7 +135,7 @@ void RunFileLoader::analyze(quint64 generation, std::shared_ptr<LoadedRunFile> r
     deliver(generation, result);
     if (!withIntervals || generation != m_generation)
         return;
-    auto full = std::make_shared<LoadedRunFile>(*result);
+    auto full = releasedOffGuiThread(new LoadedRunFile(*result));
     CompareOptions options;
     options.baseline = result->baseline;
     options.allowDifferentWorkloads = allowDifferentWorkloads;
@@ -158,7 +167,7 @@ void RunFileLoader::recompare(const QString& baseline)
     const bool allow = m_allowDifferentWorkloads;
     startJob([this, generation, base, baseline, allow] {
         QString error;
-        auto quick = std::make_shared<LoadedRunFile>(*base);
+        auto quick = releasedOffGuiThread(new LoadedRunFile(*base));
         quick->baseline = baseline;
         CompareOptions options;
         options.baseline = baseline;
@@ -168,7 +177,7 @@ void RunFileLoader::recompare(const QString& baseline)
         quick->error = error;
         quick->intervals = false;
         deliver(generation, quick);
-        auto full = std::make_shared<LoadedRunFile>(*quick);
+        auto full = releasedOffGuiThread(new LoadedRunFile(*quick));
         options.resamples = 1000;
         full->compare = compareRuns(*full->file, options, &error);
         full->intervals = true;

@@ -22,6 +22,7 @@ struct LoadedRunFile {
     QString baseline;
     DriftReport drift;
     bool hasProbes = false;
+    bool live = false; ///< the experiment running now, as far as it got (showLive)
     QString error;
 };
 
@@ -41,9 +42,12 @@ public:
     }
     /// Two files: compared as one (configurations labelled "LABEL @FILE"), drift across both.
     void load(const QStringList& paths, const QString& baseline = {}, bool withIntervals = true);
-    /// Compares a run file already in memory (the experiment running now, as
-    /// far as it got), against the current baseline; `path` names it.
-    void show(std::shared_ptr<const RunFile> file, const QString& path);
+    /// Compares the experiment running now, as far as it got, against the
+    /// current baseline; `path` names its file. The runs are shared, not
+    /// copied: the run file is put together on the worker thread, so the GUI
+    /// thread's part of an arm's end does not grow with the arms before it.
+    void showLive(std::shared_ptr<const nlohmann::json> experiment, std::vector<std::shared_ptr<const RunData>> runs,
+        const QString& path);
     /// Recomputes the comparison of the current file against another baseline.
     void setBaseline(const QString& baseline);
     /// Compares arms whose configurations ran different workloads (marked) instead

@@ -29,6 +29,8 @@ class ComparePage : public QWidget {
 public:
     ComparePage(RunFileLoader* loader, QWidget* parent = nullptr);
 
+    /// The comparison shown (null before the first).
+    std::shared_ptr<const LoadedRunFile> result() const { return m_result; }
     void setResult(std::shared_ptr<const LoadedRunFile> result);
     void selectArm(const QString& arm);
     /// ttft_ms, tpot_ms, itl_ms, e2e_ms, throughput; reasoning, tool-calls, itl-no-tools where the file has them

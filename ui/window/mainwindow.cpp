@@ -78,18 +78,19 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_controller, &RunController::finished, this, &MainWindow::onFinished);
     connectSteering();
     connect(m_controller, &RunController::experimentStarted, this, [this](const QByteArray& json) {
-        auto file = std::make_shared<RunFile>();
-        file->experiment = nlohmann::json::parse(json.toStdString(), nullptr, false);
-        m_liveFile = std::move(file);
+        m_liveExperiment
+            = std::make_shared<const nlohmann::json>(nlohmann::json::parse(json.toStdString(), nullptr, false));
     });
     connect(m_controller, &RunController::runRecorded, this, [this](std::shared_ptr<const RunData> run) {
-        if (!m_liveFile)
+        if (!m_liveExperiment)
             return;
-        const uiprofile::ArmEndTimer timer("record", int(m_liveFile->runs.size()) + 1);
-        auto file = std::make_shared<RunFile>(*m_liveFile); // the pages still hold the previous one
-        file->runs.push_back(*run);
-        m_liveFile = file;
-        m_loader->show(m_liveFile, m_runFile); // Compare and Drift follow the experiment arm by arm
+        const uiprofile::ArmEndTimer timer("record", int(m_liveRuns.size()) + 1);
+        m_liveRuns.push_back(std::move(run));
+        m_loader->showLive(m_liveExperiment, m_liveRuns, m_runFile); // Compare and Drift follow arm by arm
+    });
+    connect(m_pages, &QTabWidget::currentChanged, this, [this] {
+        if (m_pages->currentWidget() == m_compare || m_pages->currentWidget() == m_drift)
+            showPendingPages();
     });
     connect(m_document, &ExperimentDocument::changed, this, &MainWindow::updateTitle);
     connectBaseline();
@@ -292,7 +293,8 @@ void MainWindow::onFinished(const QString& message)
     m_status->setText(
         tr("%1 · %2 · run file %3").arg(done, clockText(double(m_experimentClock.elapsed()) / 1000.0), m_runFile));
     log(message.isEmpty() ? done : done + QStringLiteral(":\n") + message);
-    if (!m_liveFile || m_liveFile->runs.empty())
+    showPendingPages();
+    if (m_liveRuns.empty())
         m_loader->load(m_runFile); // nothing was recorded: the file says why (or that it is empty)
     else
         m_live->addBaselineCandidate(m_runFile); // a baseline for the next run
@@ -303,16 +305,23 @@ void MainWindow::onFinished(const QString& message)
 
 void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
 {
-    const bool live = m_liveFile && result->file == m_liveFile;
+    const bool live = result->live;
     // Profiling: arm 0 is an opened file; its next frame is the one that shows it.
     const uiprofile::ArmEndTimer timer(
         result->intervals ? "intervals" : "result", live ? int(result->file->runs.size()) : 0);
     if (!live && !result->intervals)
         uiprofile::markNextFrame("file");
-    m_compare->setResult(result);
-    m_drift->setResult(result);
-    if (live)
+    if (live) {
+        m_liveFile = result->file;
         m_live->showKnobRange(*result); // the knob chart grows a point per finished arm
+    }
+    if (live && isRunning() && m_pages->currentWidget() != m_compare && m_pages->currentWidget() != m_drift) {
+        m_pendingPages = result;
+    } else {
+        m_pendingPages.reset();
+        m_compare->setResult(result);
+        m_drift->setResult(result);
+    }
     if (!result->error.isEmpty()) {
         log(result->error);
         statusBar()->showMessage(result->error);
@@ -337,6 +346,14 @@ void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
             ? tr("Loaded %1").arg(result->path)
             : tr("Loaded %1 with %2 notes (see the Log page)").arg(result->path).arg(notes.size()),
         8000);
+}
+
+void MainWindow::showPendingPages()
+{
+    if (const std::shared_ptr<const LoadedRunFile> result = std::exchange(m_pendingPages, nullptr)) {
+        m_compare->setResult(result);
+        m_drift->setResult(result);
+    }
 }
 
 void MainWindow::openPath(const QString& path)

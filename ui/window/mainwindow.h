@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <vector>
 
 class QLabel;
 class QPlainTextEdit;
@@ -29,6 +30,7 @@ class MainMenus;
 class ReplayBar;
 class ReplayController;
 class RunFileLoader;
+struct RunData;
 struct RunFile;
 struct LoadedRunFile;
 class RunController;
@@ -62,6 +64,8 @@ public:
     QString runFilePath() const { return m_runFile; }
     /// What the running (or last) experiment recorded, as the Compare and Drift pages got it.
     std::shared_ptr<const RunFile> liveRunFile() const { return m_liveFile; }
+    /// The live runs as the runner handed them over (the latest comparison may lag behind).
+    std::size_t liveRunCount() const { return m_liveRuns.size(); }
     /// Replays a saved run file on the Live page and fills Compare and Drift from it.
     void openRunFile(const QString& path);
     /// Compares the open run file with another one (Compare and Drift; the Live page keeps the first).
@@ -106,6 +110,8 @@ private:
     void askToTrust(const ExperimentSpec& spec, const LaunchPlan& plan);
     void startRun(const ExperimentSpec& spec);
     void onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result);
+    /// Hands Compare and Drift the live comparison they were spared while hidden.
+    void showPendingPages();
     void onRunStarted(const QString& run, int index, int total);
     /// Enables the Live page's steering for a running plain concurrency or rate arm.
     void updateSteering(const QString& run);
@@ -141,7 +147,14 @@ private:
     QString m_runFile;
     /// The experiment running now, as far as it got: what the runner wrote,
     /// handed over run by run, never read back from the file it is writing.
+    /// The runs are shared with the runner and the loader, never copied here.
+    std::shared_ptr<const nlohmann::json> m_liveExperiment;
+    std::vector<std::shared_ptr<const RunData>> m_liveRuns;
+    /// The latest comparison of the live runs (its file is what Compare and Drift show).
     std::shared_ptr<const RunFile> m_liveFile;
+    /// A comparison of the live runs that Compare and Drift get once one of them is
+    /// in front (or the experiment ends): a page nobody sees is not redrawn per arm.
+    std::shared_ptr<const LoadedRunFile> m_pendingPages;
     QString m_currentRun;
     ExperimentSpec m_runningSpec; ///< of the experiment the controller runs
     int m_runIndex = 0;

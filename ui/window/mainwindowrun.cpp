@@ -62,6 +62,9 @@ void MainWindow::startRun(const ExperimentSpec& spec)
     m_runFile = QDir(dir).filePath(QStringLiteral("%1-%2.jsonl").arg(spec.name, stamp));
     m_live->clear();
     m_liveFile.reset();
+    m_liveExperiment.reset();
+    m_liveRuns.clear();
+    m_pendingPages.reset();
     m_currentRun.clear();
     m_totalIsEstimate
         = std::any_of(spec.arms.begin(), spec.arms.end(), [](const ArmSpec& a) { return a.sweep.has_value(); });
