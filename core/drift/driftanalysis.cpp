@@ -1,5 +1,7 @@
 #include "drift/driftanalysis.h"
 
+#include "util/qstringtext.h"
+
 #include <QHash>
 #include <QSet>
 
@@ -8,11 +10,6 @@
 namespace ks {
 
 namespace {
-
-std::string text(const QString& s)
-{
-    return s.toStdString();
-}
 
 nlohmann::json list(const QStringList& ids)
 {

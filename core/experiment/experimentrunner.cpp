@@ -8,6 +8,7 @@
 #include "store/runline.h"
 #include "telemetry/gpusampler.h"
 #include "telemetry/hostenvironment.h"
+#include "util/qstringtext.h"
 #include "util/redact.h"
 #include "util/wallclock.h"
 #include "workload/workload.h"
@@ -21,11 +22,6 @@ namespace {
 std::string isoNow()
 {
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toStdString();
-}
-
-std::string text(const QString& s)
-{
-    return s.toStdString();
 }
 
 } // namespace

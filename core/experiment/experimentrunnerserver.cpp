@@ -3,20 +3,12 @@
 #include "experiment/experimentrunner.h"
 
 #include "server/servercommandcheck.h"
+#include "util/qstringtext.h"
 #include "util/redact.h"
 
 #include <QFileInfo>
 
 namespace ks {
-
-namespace {
-
-std::string text(const QString& s)
-{
-    return s.toStdString();
-}
-
-} // namespace
 
 void ExperimentRunner::restartServer()
 {

@@ -82,31 +82,20 @@ std::vector<GpuReading> gpuReadingsFromDcgm(const std::vector<PromSample>& sampl
 }
 
 DcgmSampler::DcgmSampler(const QUrl& url, qint64 t0Us, int intervalMs, QObject* parent)
-    : QObject(parent)
+    : PeriodicSampler(t0Us,
+        { .intervalMs = intervalMs,
+            .timeoutMs = kDefaultTimeoutMs,
+            .giveUpAfterFailures = GpuSampler::kMaxConsecutiveFailures },
+        parent)
     , m_url(url)
-    , m_t0Us(t0Us)
-    , m_timer(this)
 {
     qRegisterMetaType<GpuSample>();
     if (m_url.path().isEmpty() || m_url.path() == QLatin1String("/"))
         m_url.setPath(QStringLiteral("/metrics"));
-    m_timer.setInterval(intervalMs);
-    connect(&m_timer, &QTimer::timeout, this, &DcgmSampler::scrape);
 }
 
-void DcgmSampler::start()
+void DcgmSampler::cancelSample()
 {
-    if (!m_nam)
-        m_nam = new QNetworkAccessManager(this);
-    m_givenUp = false;
-    m_consecutiveFailures = 0;
-    m_timer.start();
-    scrape();
-}
-
-void DcgmSampler::stop()
-{
-    m_timer.stop();
     if (QNetworkReply* reply = std::exchange(m_inFlight, nullptr)) {
         // Left to end within its time limit: aborting a request whose answer
         // is already on its way from Qt's HTTP thread makes Qt 6.4 warn.
@@ -115,14 +104,14 @@ void DcgmSampler::stop()
     }
 }
 
-void DcgmSampler::scrape()
+void DcgmSampler::sampleOnce()
 {
-    if (m_inFlight || m_givenUp || !m_timer.isActive())
-        return; // one request at a time
+    if (!m_nam)
+        m_nam = new QNetworkAccessManager(this);
     QNetworkRequest request(m_url);
     request.setRawHeader("User-Agent", RequestFactory::userAgent());
     request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
-    request.setTransferTimeout(m_timeoutMs);
+    request.setTransferTimeout(timeoutMs());
     m_sentUs = monotonicUs();
     m_inFlight = m_nam->get(request);
     connect(m_inFlight, &QNetworkReply::finished, this, [this, reply = m_inFlight] { onReply(reply); });
@@ -143,8 +132,8 @@ void DcgmSampler::onReply(QNetworkReply* reply)
     if (status != 200 || reply->error() != QNetworkReply::NoError) {
         const bool timedOut
             = reply->error() == QNetworkReply::OperationCanceledError || reply->error() == QNetworkReply::TimeoutError;
-        retryLater(status  ? QStringLiteral("GET %1 answered HTTP %2").arg(url, QString::number(status))
-                : timedOut ? QStringLiteral("GET %1 gave no answer within %2 ms").arg(url, QString::number(m_timeoutMs))
+        sampleFailed(status ? QStringLiteral("GET %1 answered HTTP %2").arg(url, QString::number(status))
+                : timedOut ? QStringLiteral("GET %1 gave no answer within %2 ms").arg(url, QString::number(timeoutMs()))
                            : QStringLiteral("GET %1 failed: %2").arg(url, reply->errorString()));
         return;
     }
@@ -153,27 +142,11 @@ void DcgmSampler::onReply(QNetworkReply* reply)
         giveUp(QStringLiteral("%1 has no DCGM GPU metrics (DCGM_FI_DEV_GPU_UTIL, _FB_USED, _POWER_USAGE)").arg(url));
         return;
     }
-    m_consecutiveFailures = 0;
+    sampleSucceeded();
     GpuSample sample;
-    sample.tUs = m_sentUs - m_t0Us;
+    sample.tUs = m_sentUs - t0Us();
     sample.gpus = std::move(gpus);
     emit sampled(sample);
-}
-
-void DcgmSampler::giveUp(const QString& reason)
-{
-    m_givenUp = true;
-    m_timer.stop();
-    emit unavailable(reason);
-}
-
-void DcgmSampler::retryLater(const QString& reason)
-{
-    ++m_failures;
-    emit failed(reason);
-    if (++m_consecutiveFailures >= GpuSampler::kMaxConsecutiveFailures)
-        giveUp(QStringLiteral("%1 failed %2 times in a row; the last: %3")
-                   .arg(m_url.toString(), QString::number(m_consecutiveFailures), reason));
 }
 
 } // namespace ks

@@ -1,10 +1,9 @@
 #pragma once
 
 #include "telemetry/gpusampler.h"
+#include "telemetry/periodicsampler.h"
 #include "telemetry/prometheustext.h"
 
-#include <QObject>
-#include <QTimer>
 #include <QUrl>
 
 class QNetworkAccessManager;
@@ -28,7 +27,7 @@ std::vector<GpuReading> gpuReadingsFromDcgm(const std::vector<PromSample>& sampl
 /// through failed() and retried at the next interval, until
 /// GpuSampler::kMaxConsecutiveFailures in a row give up. A sample is stamped
 /// when its request was sent. Lives in the thread that starts it.
-class DcgmSampler : public QObject {
+class DcgmSampler : public PeriodicSampler {
     Q_OBJECT
 public:
     static constexpr int kDefaultTimeoutMs = 2000;
@@ -37,34 +36,22 @@ public:
     DcgmSampler(
         const QUrl& url, qint64 t0Us, int intervalMs = GpuSampler::kDefaultIntervalMs, QObject* parent = nullptr);
 
-    void setTimeoutMs(int ms) { m_timeoutMs = ms; }
     QUrl url() const { return m_url; }
-    void start();
-    void stop();
-    bool isActive() const { return m_timer.isActive(); }
-    int failures() const { return m_failures; }
 
 signals:
     void sampled(const ks::GpuSample& sample);
-    void unavailable(const QString& reason);
-    void failed(const QString& reason);
 
 private:
-    void scrape();
+    void sampleOnce() override;
+    bool sampleInFlight() const override { return m_inFlight != nullptr; }
+    void cancelSample() override;
+    QString source() const override { return m_url.toString(); }
     void onReply(QNetworkReply* reply);
-    void giveUp(const QString& reason);
-    void retryLater(const QString& reason);
 
     QUrl m_url;
-    qint64 m_t0Us;
-    QTimer m_timer;
     QNetworkAccessManager* m_nam = nullptr;
     QNetworkReply* m_inFlight = nullptr;
     qint64 m_sentUs = 0;
-    bool m_givenUp = false;
-    int m_timeoutMs = kDefaultTimeoutMs;
-    int m_consecutiveFailures = 0;
-    int m_failures = 0;
 };
 
 } // namespace ks

@@ -93,22 +93,23 @@ std::optional<std::vector<GpuReading>> parseNvidiaSmiCsv(const QByteArray& out, 
 }
 
 GpuSampler::GpuSampler(qint64 t0Us, int intervalMs, QObject* parent)
-    : QObject(parent)
+    : PeriodicSampler(t0Us,
+        { .intervalMs = intervalMs,
+            .timeoutMs = kDefaultTimeoutMs,
+            .giveUpAfterFailures = kMaxConsecutiveFailures,
+            .firstSampleFromEventLoop = true },
+        parent)
     , m_program(nvidiaSmiProgram())
-    , m_t0Us(t0Us)
-    , m_timer(this)
     , m_killTimer(this)
 {
     qRegisterMetaType<GpuSample>();
-    m_timer.setInterval(intervalMs);
     m_killTimer.setSingleShot(true);
-    connect(&m_timer, &QTimer::timeout, this, &GpuSampler::runOnce);
     connect(&m_killTimer, &QTimer::timeout, this, &GpuSampler::onKillTimeout);
 }
 
 GpuSampler::~GpuSampler()
 {
-    dropInFlight();
+    cancelSample();
 }
 
 QStringList GpuSampler::arguments()
@@ -117,26 +118,8 @@ QStringList GpuSampler::arguments()
         QStringLiteral("--format=csv,noheader,nounits") };
 }
 
-void GpuSampler::start()
+void GpuSampler::sampleOnce()
 {
-    m_givenUp = false;
-    m_consecutiveFailures = 0;
-    m_timer.start();
-    // The first run from the event loop, like every later one: no signal is
-    // emitted from inside start().
-    QTimer::singleShot(0, this, &GpuSampler::runOnce);
-}
-
-void GpuSampler::stop()
-{
-    m_timer.stop();
-    dropInFlight();
-}
-
-void GpuSampler::runOnce()
-{
-    if (m_inFlight || m_givenUp || !m_timer.isActive())
-        return; // one run at a time: a slow nvidia-smi is sampled less often, never piled up
     if (m_program.isEmpty()) {
         giveUp(QStringLiteral("nvidia-smi is not on the PATH (and $KNOBSCOPE_NVIDIA_SMI is not set)"));
         return;
@@ -157,7 +140,7 @@ void GpuSampler::runOnce()
     m_inFlight = process;
     m_timedOut = false;
     m_startedUs = monotonicUs(); // the sample's time: nvidia-smi reads the GPUs right after it starts
-    m_killTimer.start(m_timeoutMs);
+    m_killTimer.start(timeoutMs());
     process->start(m_program, arguments());
 }
 
@@ -172,14 +155,14 @@ void GpuSampler::onFinished(QProcess* process)
         return; // reported when it was killed
     const QByteArray out = process->readAllStandardOutput();
     if (process->exitStatus() != QProcess::NormalExit) {
-        retryLater(QStringLiteral("%1 crashed").arg(m_program));
+        sampleFailed(QStringLiteral("%1 crashed").arg(m_program));
         return;
     }
     if (process->exitCode() != 0) {
         // nvidia-smi prints its own failures ("couldn't communicate with the
         // NVIDIA driver") on stdout; a stand-in may use stderr.
         const QByteArray err = process->readAllStandardError();
-        retryLater(
+        sampleFailed(
             QStringLiteral("%1 exited with status %2: %3")
                 .arg(m_program, QString::number(process->exitCode()), firstLine(err.trimmed().isEmpty() ? out : err)));
         return;
@@ -194,9 +177,9 @@ void GpuSampler::onFinished(QProcess* process)
         giveUp(QStringLiteral("%1 lists no GPU").arg(m_program));
         return;
     }
-    m_consecutiveFailures = 0;
+    sampleSucceeded();
     GpuSample sample;
-    sample.tUs = m_startedUs - m_t0Us;
+    sample.tUs = m_startedUs - t0Us();
     sample.gpus = std::move(*gpus);
     emit sampled(sample);
 }
@@ -209,29 +192,10 @@ void GpuSampler::onKillTimeout()
     m_inFlight->kill();
     // Reported now, not when it dies: a process stuck in the driver may not
     // die soon, and until it does no other run starts.
-    retryLater(QStringLiteral("%1 gave no answer within %2 ms; killed").arg(m_program, QString::number(m_timeoutMs)));
+    sampleFailed(QStringLiteral("%1 gave no answer within %2 ms; killed").arg(m_program, QString::number(timeoutMs())));
 }
 
-void GpuSampler::giveUp(const QString& reason)
-{
-    m_givenUp = true;
-    m_timer.stop();
-    dropInFlight();
-    emit unavailable(reason);
-}
-
-void GpuSampler::retryLater(const QString& reason)
-{
-    ++m_failures;
-    emit failed(reason);
-    // A driver that is not loaded fails every run the same way: stop spending
-    // a process a second on it during the measurement.
-    if (++m_consecutiveFailures >= kMaxConsecutiveFailures)
-        giveUp(QStringLiteral("%1 failed %2 times in a row; the last: %3")
-                   .arg(m_program, QString::number(m_consecutiveFailures), reason));
-}
-
-void GpuSampler::dropInFlight()
+void GpuSampler::cancelSample()
 {
     m_killTimer.stop();
     QProcess* process = std::exchange(m_inFlight, nullptr);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "telemetry/periodicsampler.h"
+
 #include <QByteArray>
 #include <QMetaType>
 #include <QObject>
@@ -50,9 +52,9 @@ std::optional<std::vector<GpuReading>> parseNvidiaSmiCsv(const QByteArray& out, 
 /// failed(), as is one that exits with an error; the next one is tried at the
 /// next interval. No nvidia-smi to run, one that cannot start, output that is
 /// not the documented CSV, or kMaxConsecutiveFailures failed runs in a row are
-/// reported once through unavailable(), after which the sampler stops.
-/// Lives in the thread that starts it.
-class GpuSampler : public QObject {
+/// reported once through unavailable(), after which the sampler stops; no
+/// signal comes from inside start(). Lives in the thread that starts it.
+class GpuSampler : public PeriodicSampler {
     Q_OBJECT
 public:
     /// nvidia-smi takes tens to hundreds of milliseconds a call: once a second
@@ -70,42 +72,26 @@ public:
 
     void setProgram(const QString& program) { m_program = program; }
     QString program() const { return m_program; }
-    void setTimeoutMs(int ms) { m_timeoutMs = ms; }
     /// The arguments nvidia-smi is run with.
     static QStringList arguments();
 
-    /// Runs nvidia-smi now and then every interval.
-    void start();
-    /// Stops sampling; a run in flight is killed and its result dropped.
-    void stop();
-    bool isActive() const { return m_timer.isActive(); }
-    /// Runs that failed or timed out so far.
-    int failures() const { return m_failures; }
-
 signals:
     void sampled(const ks::GpuSample& sample);
-    void unavailable(const QString& reason);
-    void failed(const QString& reason);
 
 private:
-    void runOnce();
+    void sampleOnce() override;
+    bool sampleInFlight() const override { return m_inFlight != nullptr; }
+    /// A run in flight is killed and its result dropped.
+    void cancelSample() override;
+    QString source() const override { return m_program; }
     void onFinished(QProcess* process);
     void onKillTimeout();
-    void giveUp(const QString& reason);
-    void retryLater(const QString& reason);
-    void dropInFlight();
 
     QString m_program;
-    qint64 m_t0Us;
-    QTimer m_timer;
     QTimer m_killTimer;
     QProcess* m_inFlight = nullptr;
     qint64 m_startedUs = 0; ///< monotonic; when m_inFlight was started
     bool m_timedOut = false;
-    bool m_givenUp = false;
-    int m_timeoutMs = kDefaultTimeoutMs;
-    int m_consecutiveFailures = 0;
-    int m_failures = 0;
 };
 
 } // namespace ks

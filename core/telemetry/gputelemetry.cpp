@@ -3,8 +3,6 @@
 #include "telemetry/dcgmsampler.h"
 #include "telemetry/gpusampler.h"
 
-#include <type_traits>
-
 #include <algorithm>
 
 namespace ks {
@@ -101,30 +99,28 @@ void GpuTelemetry::start(qint64 t0Us)
     m_problemTold = false;
     if (m_unavailable)
         return;
-    // Both samplers have the same signals: nvidia-smi on this host, or a DCGM
-    // exporter (the usual way on Kubernetes) when $KNOBSCOPE_DCGM_URL names one.
-    auto wire = [this](auto* sampler) {
-        using Sampler = std::remove_pointer_t<decltype(sampler)>;
-        connect(sampler, &Sampler::sampled, this, &GpuTelemetry::onSample);
-        connect(sampler, &Sampler::unavailable, this, [this, sampler](const QString& reason) {
-            m_unavailable = true; // not asked again in this experiment
-            if (m_samples > 0 || sampler->failures() > 0) // it had worked, or tried: not merely absent
-                emit problem(QStringLiteral("GPU sampling stopped: %1").arg(reason));
-        });
-        connect(sampler, &Sampler::failed, this, [this](const QString& reason) {
-            if (!m_problemTold) // once per arm: the sampler retries on its own
-                emit problem(QStringLiteral("GPU sampling failed: %1; retrying").arg(reason));
-            m_problemTold = true;
-        });
-        sampler->start();
-    };
+    // nvidia-smi on this host, or a DCGM exporter (the usual way on
+    // Kubernetes) when $KNOBSCOPE_DCGM_URL names one: the same samples.
     if (const QByteArray dcgm = qgetenv("KNOBSCOPE_DCGM_URL"); !dcgm.isEmpty()) {
-        m_dcgm = std::make_unique<DcgmSampler>(QUrl(QString::fromUtf8(dcgm)), t0Us);
-        wire(m_dcgm.get());
+        auto sampler = std::make_unique<DcgmSampler>(QUrl(QString::fromUtf8(dcgm)), t0Us);
+        connect(sampler.get(), &DcgmSampler::sampled, this, &GpuTelemetry::onSample);
+        m_sampler = std::move(sampler);
     } else {
-        m_sampler = std::make_unique<GpuSampler>(t0Us);
-        wire(m_sampler.get());
+        auto sampler = std::make_unique<GpuSampler>(t0Us);
+        connect(sampler.get(), &GpuSampler::sampled, this, &GpuTelemetry::onSample);
+        m_sampler = std::move(sampler);
     }
+    connect(m_sampler.get(), &PeriodicSampler::unavailable, this, [this](const QString& reason) {
+        m_unavailable = true; // not asked again in this experiment
+        if (m_samples > 0 || m_sampler->failures() > 0) // it had worked, or tried: not merely absent
+            emit problem(QStringLiteral("GPU sampling stopped: %1").arg(reason));
+    });
+    connect(m_sampler.get(), &PeriodicSampler::failed, this, [this](const QString& reason) {
+        if (!m_problemTold) // once per arm: the sampler retries on its own
+            emit problem(QStringLiteral("GPU sampling failed: %1; retrying").arg(reason));
+        m_problemTold = true;
+    });
+    m_sampler->start();
 }
 
 void GpuTelemetry::stop()
@@ -132,9 +128,6 @@ void GpuTelemetry::stop()
     if (m_sampler)
         m_sampler->stop();
     m_sampler.reset();
-    if (m_dcgm)
-        m_dcgm->stop();
-    m_dcgm.reset();
 }
 
 void GpuTelemetry::onSample(const GpuSample& sample)

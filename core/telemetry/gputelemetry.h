@@ -11,8 +11,7 @@
 
 namespace ks {
 
-class DcgmSampler;
-class GpuSampler;
+class PeriodicSampler;
 struct GpuSample;
 
 /// A `gpu` line of the run file (docs/formats.md) for one sample.
@@ -47,8 +46,7 @@ signals:
 private:
     void onSample(const GpuSample& sample);
 
-    std::unique_ptr<GpuSampler> m_sampler;
-    std::unique_ptr<DcgmSampler> m_dcgm;
+    std::unique_ptr<PeriodicSampler> m_sampler; ///< a GpuSampler or a DcgmSampler
     bool m_unavailable = false;
     bool m_problemTold = false;
     int m_samples = 0;

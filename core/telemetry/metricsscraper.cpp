@@ -11,15 +11,11 @@
 namespace ks {
 
 MetricsScraper::MetricsScraper(const QUrl& baseUrl, qint64 t0Us, int intervalMs, QObject* parent)
-    : QObject(parent)
+    : PeriodicSampler(
+        t0Us, { .intervalMs = intervalMs, .timeoutMs = kDefaultTimeoutMs, .maxBackOffMs = kMaxBackOffMs }, parent)
     , m_url(metricsUrl(baseUrl))
-    , m_t0Us(t0Us)
-    , m_timer(this)
-    , m_intervalMs(intervalMs)
 {
     qRegisterMetaType<ServerSample>();
-    m_timer.setInterval(intervalMs);
-    connect(&m_timer, &QTimer::timeout, this, &MetricsScraper::scrape);
 }
 
 QUrl MetricsScraper::metricsUrl(const QUrl& baseUrl)
@@ -34,20 +30,8 @@ QUrl MetricsScraper::metricsUrl(const QUrl& baseUrl)
     return url;
 }
 
-void MetricsScraper::start()
+void MetricsScraper::cancelSample()
 {
-    if (!m_nam)
-        m_nam = new QNetworkAccessManager(this);
-    m_lastSampleUs = monotonicUs();
-    m_timer.start();
-    scrape();
-}
-
-void MetricsScraper::stop()
-{
-    if (m_consecutiveFailures > 0) // a gap still open at the end counts too
-        m_longestGapMs = std::max(m_longestGapMs, (monotonicUs() - m_gapStartUs) / 1000);
-    m_timer.stop();
     if (m_inFlight)
         m_inFlight->abort();
 }
@@ -55,22 +39,23 @@ void MetricsScraper::stop()
 void MetricsScraper::finish(std::function<void()> done)
 {
     stop();
-    if (m_givenUp || !m_firstHistograms || !m_nam) {
+    if (givenUp() || !m_firstHistograms || !m_nam) {
         done();
         return;
     }
     m_finalDone = std::move(done);
-    scrape();
+    if (!m_inFlight) // stop() aborted the periodic scrape; its answer would end this too
+        sampleOnce();
 }
 
-void MetricsScraper::scrape()
+void MetricsScraper::sampleOnce()
 {
-    if (m_inFlight || m_givenUp)
-        return; // one request at a time: a slow server is sampled less often, never piled up
+    if (!m_nam)
+        m_nam = new QNetworkAccessManager(this);
     QNetworkRequest request(m_url);
     request.setRawHeader("User-Agent", RequestFactory::userAgent());
     request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
-    request.setTransferTimeout(m_timeoutMs);
+    request.setTransferTimeout(timeoutMs());
     m_inFlight = m_nam->get(request);
     connect(m_inFlight, &QNetworkReply::finished, this, [this, reply = m_inFlight] { onReply(reply); });
 }
@@ -91,18 +76,18 @@ void MetricsScraper::onReply(QNetworkReply* reply)
         std::exchange(m_finalDone, {})();
         return;
     }
-    if (reply->error() == QNetworkReply::OperationCanceledError && !m_timer.isActive())
+    if (reply->error() == QNetworkReply::OperationCanceledError && !isActive())
         return; // stopped
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (reply->error() != QNetworkReply::NoError || status != 200) {
         const bool timedOut = reply->error() == QNetworkReply::OperationCanceledError;
         const QString problem = status ? QStringLiteral("GET %1 answered HTTP %2").arg(m_url.toString()).arg(status)
-            : timedOut ? QStringLiteral("GET %1 gave no answer within %2 ms").arg(m_url.toString()).arg(m_timeoutMs)
+            : timedOut ? QStringLiteral("GET %1 gave no answer within %2 ms").arg(m_url.toString()).arg(timeoutMs())
                        : QStringLiteral("GET %1 failed: %2").arg(m_url.toString(), reply->errorString());
         if (status >= 400 && status < 500)
             giveUp(problem); // no metrics endpoint here: asking again changes nothing
         else
-            retryLater(problem);
+            sampleFailed(problem);
         return;
     }
     const std::vector<PromSample> samples = parsePrometheusText(reply->readAll()).samples;
@@ -116,42 +101,14 @@ void MetricsScraper::onReply(QNetworkReply* reply)
         giveUp(QStringLiteral("%1 has no running/waiting/KV-cache gauges knobscope knows").arg(m_url.toString()));
         return;
     }
-    const qint64 now = monotonicUs();
-    if (m_consecutiveFailures > 0) {
-        const qint64 gapMs = (now - m_gapStartUs) / 1000;
-        m_longestGapMs = std::max(m_longestGapMs, gapMs);
-        m_consecutiveFailures = 0;
-        m_timer.setInterval(m_intervalMs);
-        emit resumed(gapMs);
-    }
-    m_lastSampleUs = now;
     ServerSample sample;
-    sample.tUs = now - m_t0Us;
+    sample.tUs = sampleSucceeded() - t0Us();
     sample.running = gauges.running;
     sample.waiting = gauges.waiting;
     sample.kvCacheUsage = gauges.kvCacheUsage;
     sample.engine = gauges.engine;
     sample.specDecode = extractSpecDecode(samples);
     emit sampled(sample);
-}
-
-void MetricsScraper::giveUp(const QString& problem)
-{
-    m_givenUp = true;
-    m_timer.stop();
-    emit unavailable(problem);
-}
-
-void MetricsScraper::retryLater(const QString& problem)
-{
-    if (m_consecutiveFailures++ == 0)
-        m_gapStartUs = m_lastSampleUs; // the gap runs from the last sample (or the start)
-    ++m_failures;
-    // Back off: a server too busy to answer is not helped by more scrapes.
-    const qint64 backOff = std::min<qint64>(qint64(m_intervalMs) << std::min(m_consecutiveFailures, 16), kMaxBackOffMs);
-    m_timer.setInterval(int(std::max<qint64>(backOff, m_intervalMs)));
-    m_timer.start();
-    emit failed(problem);
 }
 
 void ServerTally::add(const ServerSample& sample)

@@ -1,10 +1,9 @@
 #pragma once
 
+#include "telemetry/periodicsampler.h"
 #include "telemetry/prometheustext.h"
 
 #include <QMetaType>
-#include <QObject>
-#include <QTimer>
 #include <QUrl>
 
 #include <nlohmann/json.hpp>
@@ -55,7 +54,7 @@ struct ServerTally {
 /// HTTP 5xx) is reported through failed() and retried with back-off, doubling
 /// from the interval up to kMaxBackOffMs; resumed() gives the gap when samples
 /// come back. Lives in the thread that starts it.
-class MetricsScraper : public QObject {
+class MetricsScraper : public PeriodicSampler {
     Q_OBJECT
 public:
     MetricsScraper(const QUrl& baseUrl, qint64 t0Us, int intervalMs = 250, QObject* parent = nullptr);
@@ -63,21 +62,11 @@ public:
     static constexpr int kDefaultTimeoutMs = 2000;
     static constexpr int kMaxBackOffMs = 4000;
 
-    void setTimeoutMs(int ms) { m_timeoutMs = ms; }
-    void start();
-    void stop();
     /// Stops, then, where the server publishes vLLM's latency histograms, scrapes
     /// once more so lastHistograms() holds every request the arm finished (the
     /// last periodic scrape can be an interval before the last completion);
     /// `done` runs when that scrape answers or fails, at once when there is none.
     void finish(std::function<void()> done);
-    bool isActive() const { return m_timer.isActive(); }
-    /// The wait before the next scrape: the interval, or the back-off after failures.
-    int currentIntervalMs() const { return m_timer.interval(); }
-    /// Failed scrapes so far (not counting a server without metrics).
-    int failures() const { return m_failures; }
-    /// The longest time without a sample that ended in a sample, in ms.
-    qint64 longestGapMs() const { return m_longestGapMs; }
     /// vLLM's latency histograms at this scraper's first and latest scrape that
     /// had them (an arm's scraper starts with the arm): their difference is
     /// what the server saw during the arm (ttftSplitFromHistograms()).
@@ -90,29 +79,17 @@ public:
 
 signals:
     void sampled(const ks::ServerSample& sample);
-    void unavailable(const QString& reason);
-    void failed(const QString& reason);
-    void resumed(qint64 gapMs);
 
 private:
-    void scrape();
+    void sampleOnce() override;
+    bool sampleInFlight() const override { return m_inFlight != nullptr; }
+    void cancelSample() override;
+    QString source() const override { return m_url.toString(); }
     void onReply(QNetworkReply* reply);
-    void giveUp(const QString& problem);
-    void retryLater(const QString& problem);
 
     QUrl m_url;
-    qint64 m_t0Us;
-    QTimer m_timer;
     QNetworkAccessManager* m_nam = nullptr;
     QNetworkReply* m_inFlight = nullptr;
-    bool m_givenUp = false;
-    int m_timeoutMs = kDefaultTimeoutMs;
-    int m_intervalMs;
-    int m_consecutiveFailures = 0;
-    int m_failures = 0;
-    qint64 m_lastSampleUs = -1; ///< monotonic; -1 before the first sample
-    qint64 m_gapStartUs = -1; ///< monotonic; when the current failure streak's gap began
-    qint64 m_longestGapMs = 0;
     std::optional<LatencyHistograms> m_firstHistograms;
     std::optional<LatencyHistograms> m_lastHistograms;
     std::optional<SpecDecodeCounters> m_finalSpecDecode;
