@@ -33,6 +33,21 @@ int ArmPlan::estimatedRuns(const ArmSpec& arm)
     return steps * arm.repeats;
 }
 
+std::size_t ArmPlan::stepsPerConfig(const ExperimentSpec& spec)
+{
+    if (!spec.probes)
+        return spec.arms.size();
+    return spec.arms.size() + (spec.probes->acrossRestart ? 2 : 1);
+}
+
+std::size_t ArmPlan::runsPerConfig(const ExperimentSpec& spec)
+{
+    std::size_t runs = stepsPerConfig(spec) - spec.arms.size(); // probe passes
+    for (const ArmSpec& arm : spec.arms)
+        runs += std::size_t(estimatedRuns(arm));
+    return runs;
+}
+
 std::optional<ArmPlan::Step> ArmPlan::stepAt(std::size_t index) const
 {
     if (!m_arm.sweep)

@@ -36,6 +36,10 @@ public:
     QString stopReason() const { return m_stopReason; }
     /// The runs this arm will make per configuration if no sweep stops early.
     static int estimatedRuns(const ArmSpec& arm);
+    /// The steps of each configuration: its arms, then its probe passes (two when they span a restart).
+    static std::size_t stepsPerConfig(const ExperimentSpec& spec);
+    /// The runs of each configuration if no sweep stops early (sweep steps, repeats and probe passes count one each).
+    static std::size_t runsPerConfig(const ExperimentSpec& spec);
 
 private:
     struct Step {

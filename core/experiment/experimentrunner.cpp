@@ -30,6 +30,7 @@ ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject
     : QObject(parent)
     , m_spec(std::move(spec))
     , m_outPath(std::move(outPath))
+    , m_server(m_spec, m_outPath, this)
     , m_snapshotTimer(this)
     , m_gpu(this)
 {
@@ -49,6 +50,21 @@ ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject
         if (m_snapshots.dirty() && m_snapshots.inRun())
             takeSnapshot();
     });
+    connect(&m_server, &ServerSession::eventOccurred, this, &ExperimentRunner::serverEvent);
+    connect(&m_server, &ServerSession::lineOutput, this, [this](const QString& line) { emit serverLine(line); });
+    connect(&m_server, &ServerSession::launching, this,
+        [this](const ServerLaunch& launch) { emit serverStarting(launch); });
+    connect(&m_server, &ServerSession::becameReady, this, &ExperimentRunner::probeServerThenStartArm);
+    connect(&m_server, &ServerSession::launchFailed, this, &ExperimentRunner::onServerFailed);
+    connect(&m_server, &ServerSession::exitedUnexpectedly, this, [this](const QString& message) {
+        m_armProblem = message;
+        if (m_load)
+            m_load->stop(); // ends this arm; the runner moves to the next configuration
+    });
+    connect(&m_server, &ServerSession::scraped, this, &ExperimentRunner::writeServerSample);
+    connect(&m_server, &ServerSession::stoppedThen, this, &ExperimentRunner::onServerStopped);
+    connect(&m_server, &ServerSession::versionKnown, this,
+        [this] { QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection); });
 }
 
 ExperimentRunner::~ExperimentRunner() = default;
@@ -75,7 +91,8 @@ QString ExperimentRunner::start()
         return problem;
     }
     emit experimentStarted(QByteArray::fromStdString(experiment.dump()));
-    startSearch();
+    if (m_spec.search)
+        m_search = std::make_unique<SearchDriver>(m_spec);
     QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
     return {};
 }
@@ -96,8 +113,7 @@ void ExperimentRunner::stop()
 void ExperimentRunner::abandon()
 {
     m_stopRequested = true;
-    if (m_launcher)
-        m_launcher->abandon();
+    m_server.abandon();
     m_writer.close();
 }
 
@@ -129,6 +145,65 @@ void ExperimentRunner::serverEvent(const QString& event, const QString& detail)
     flushFile();
 }
 
+void ExperimentRunner::restartServer()
+{
+    if (m_server.isRunning())
+        m_server.stopThen(ServerSession::AfterStop::LaunchServer);
+    else
+        launchServer();
+}
+
+void ExperimentRunner::launchServer()
+{
+    if (m_stopRequested) {
+        finishExperiment();
+        return;
+    }
+    m_server.launch(m_spec.configs[m_config]);
+}
+
+void ExperimentRunner::onServerStopped(ServerSession::AfterStop next)
+{
+    if (m_stopRequested || next == ServerSession::AfterStop::Finish)
+        finishExperiment();
+    else if (next == ServerSession::AfterStop::LaunchServer)
+        QMetaObject::invokeMethod(this, &ExperimentRunner::launchServer, Qt::QueuedConnection);
+    else
+        QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
+}
+
+void ExperimentRunner::onServerFailed(const QString& message)
+{
+    m_problems << QStringLiteral("%1: %2").arg(m_spec.configs[m_config].label, message);
+    if (m_search) // a probe that could not start has no figure
+        m_search->concludeProbe(m_config, m_stopRequested, m_problems);
+    ++m_config; // this configuration cannot run; the next one may
+    QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
+}
+
+void ExperimentRunner::probeServerThenStartArm()
+{
+    if (m_server.hasVersion()) // asked once per server
+        startArm();
+    else
+        m_server.askVersion();
+}
+
+void ExperimentRunner::writeServerSample(const ServerSample& s)
+{
+    auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    nlohmann::json line = { { "type", "server" }, { "run", text(m_run) }, { "t_us", s.tUs },
+        { "running", value(s.running) }, { "waiting", value(s.waiting) }, { "kv_cache_usage", value(s.kvCacheUsage) },
+        { "engine", text(s.engine) } };
+    if (s.specDecode) {
+        line["spec_decode"] = specDecodeJson(*s.specDecode);
+        m_snapshots.addSpecDecode(*s.specDecode);
+    }
+    m_writer.write(line);
+    m_snapshots.addServerSample(s.running.value_or(-1), s.waiting.value_or(-1), s.kvCacheUsage.value_or(-1));
+    m_serverTally.add(s);
+}
+
 void ExperimentRunner::startConfig()
 {
     if (m_stopRequested || m_config >= m_spec.configs.size()) {
@@ -139,31 +214,16 @@ void ExperimentRunner::startConfig()
     m_runInConfig = 0;
     m_restartedForProbes = false;
     m_run = m_spec.configs[m_config].label;
-    const bool needStart = m_spec.server && (!m_serverUp || m_spec.server->restartBetweenConfigs);
+    const bool needStart = m_spec.server && (!m_server.isUp() || m_spec.server->restartBetweenConfigs);
     if (needStart)
         restartServer();
     else
         probeServerThenStartArm();
 }
 
-std::size_t ExperimentRunner::stepsPerConfig() const
-{
-    if (!m_spec.probes)
-        return m_spec.arms.size();
-    return m_spec.arms.size() + (m_spec.probes->acrossRestart ? 2 : 1);
-}
-
-std::size_t ExperimentRunner::runsPerConfig() const
-{
-    std::size_t runs = stepsPerConfig() - m_spec.arms.size(); // probe passes
-    for (const ArmSpec& arm : m_spec.arms)
-        runs += std::size_t(ArmPlan::estimatedRuns(arm));
-    return runs;
-}
-
 void ExperimentRunner::startArm()
 {
-    if (m_stopRequested || m_arm >= stepsPerConfig() || !m_armProblem.isEmpty()) {
+    if (m_stopRequested || m_arm >= ArmPlan::stepsPerConfig(m_spec) || !m_armProblem.isEmpty()) {
         endConfig();
         return;
     }
@@ -193,7 +253,6 @@ void ExperimentRunner::startArm()
     m_run = load.runLabel;
     m_snapshots.beginRun(m_run, config.label, config.model, m_probeRestart);
     m_serverTally = {};
-    m_metricsProblem.clear();
     m_load = std::make_unique<LoadRunner>(load);
     m_concurrencyNow = load.mode == LoadSpec::Mode::Concurrency ? load.concurrency : 0;
     m_rateNow = load.mode == LoadSpec::Mode::Rate ? load.rate : 0;
@@ -219,29 +278,14 @@ void ExperimentRunner::startArm()
         }
         if (!prompts.is_null())
             line["prompts"] = prompts;
-        if (!m_serverVersion.is_null())
-            line["server_version"] = m_serverVersion;
+        if (m_server.hasVersion())
+            line["server_version"] = m_server.version();
         flushFile();
         m_runOffset = m_writer.bytesWritten(); // the arm's lines start here (readBackRecords)
         m_writer.write(line);
         flushFile();
         m_runLine = std::move(line);
-        m_scraper = std::make_unique<MetricsScraper>(m_spec.baseUrl, t0);
-        connect(m_scraper.get(), &MetricsScraper::sampled, this, &ExperimentRunner::writeServerSample);
-        connect(m_scraper.get(), &MetricsScraper::unavailable, this, [this](const QString& reason) {
-            m_metricsProblem = reason;
-            serverEvent(QStringLiteral("metrics_unavailable"), reason);
-        });
-        connect(m_scraper.get(), &MetricsScraper::failed, this, [this](const QString& reason) {
-            if (!m_inMetricsGap) // one event per gap; the summary counts every failed scrape
-                serverEvent(QStringLiteral("metrics_gap"), reason + QStringLiteral("; retrying with back-off"));
-            m_inMetricsGap = true;
-        });
-        connect(m_scraper.get(), &MetricsScraper::resumed, this, [this](qint64 gapMs) {
-            m_inMetricsGap = false;
-            serverEvent(QStringLiteral("metrics_resumed"), QStringLiteral("after %1 ms without a sample").arg(gapMs));
-        });
-        m_scraper->start();
+        m_server.startScraping(t0);
         m_gpu.start(t0);
         m_snapshotTimer.start();
     });
@@ -259,7 +303,9 @@ void ExperimentRunner::startArm()
     });
     connect(m_load.get(), &LoadRunner::finished, this, &ExperimentRunner::onArmFinished);
     // Sweeps may stop early, so the total is an estimate (docs/experiments.md, "Sweeps").
-    emit armStarted(m_run, int(m_config * runsPerConfig()) + m_runInConfig++, int(plannedConfigs() * runsPerConfig()));
+    const std::size_t runs = ArmPlan::runsPerConfig(m_spec);
+    emit armStarted(m_run, int(m_config * runs) + m_runInConfig++,
+        int((m_search ? m_search->plannedConfigs() : m_spec.configs.size()) * runs));
     if (const QString error = m_load->start(); !error.isEmpty()) {
         m_problems << QStringLiteral("%1: %2").arg(m_run, error);
         m_load.reset();
@@ -301,15 +347,9 @@ std::vector<RequestRecord> ExperimentRunner::readBackRecords(const QStringList& 
 void ExperimentRunner::onArmFinished(const LoadResult& result)
 {
     m_armRunning = false;
-    m_inMetricsGap = false;
     m_gpu.stop();
     m_snapshotTimer.stop();
-    if (m_scraper) {
-        // vLLM's histograms see the arm's last completions only in a scrape after them.
-        m_scraper->finish([this, result] { concludeArm(result); });
-        return;
-    }
-    concludeArm(result);
+    m_server.finishScraping([this, result] { concludeArm(result); });
 }
 
 void ExperimentRunner::concludeArm(const LoadResult& result)
@@ -352,8 +392,9 @@ void ExperimentRunner::finishRun(
     const ConfigSpec& config = m_spec.configs[m_config];
     const QString& run = segment.run;
     nlohmann::json summary = summarizeRun(run, config.label, segment.arm, records, m_spec.slo, clientLoadOf(result));
-    if (m_scraper && wholeArm) // vLLM's histograms (over the whole arm), where the records give no better split
-        offerHistogramSplit(summary, m_scraper->firstHistograms(), m_scraper->lastHistograms());
+    const MetricsScraper* scraper = m_server.scraper();
+    if (scraper && wholeArm) // vLLM's histograms (over the whole arm), where the records give no better split
+        offerHistogramSplit(summary, scraper->firstHistograms(), scraper->lastHistograms());
     if (m_probeRestart >= 0)
         summary["drift"] = m_snapshots.drift().runSummary(config.label, m_probeRestart, int(m_probeSet->probes.size()));
     if (m_probeRestart < 0 && m_arm < m_spec.arms.size() && m_spec.arms[m_arm].mode == LoadSpec::Mode::Trace) {
@@ -364,16 +405,16 @@ void ExperimentRunner::finishRun(
     }
     summary["knobs"] = config.knobs; // each summary alone says what it measured (a grid's point)
     summary["model"] = text(config.model);
-    summary["server"] = segment.server.summary(m_metricsProblem, m_scraper.get());
-    segment.server.writeSpecDecode(summary, m_scraper && last ? m_scraper->finalSpecDecode() : std::nullopt);
+    summary["server"] = segment.server.summary(m_server.metricsProblem(), scraper);
+    segment.server.writeSpecDecode(summary, scraper && last ? scraper->finalSpecDecode() : std::nullopt);
     if (!segment.gpu.is_null())
         summary["gpu"] = std::move(segment.gpu);
-    if (m_scraper && m_scraper->failures() > 0 && last)
-        summary["warnings"].push_back(scrapeGapWarning(*m_scraper));
+    if (scraper && scraper->failures() > 0 && last)
+        summary["warnings"].push_back(scrapeGapWarning(*scraper));
     const auto mns = config.knobText(QStringLiteral("max_num_seqs"));
     addGentleVerdict(summary, records, m_probeRestart < 0, segment.server.samples, segment.server.samplesWaiting,
         mns ? std::optional<int>(mns->toInt()) : std::nullopt);
-    for (const QString& warning : std::as_const(m_serverWarnings))
+    for (const QString& warning : m_server.warnings())
         summary["warnings"].push_back(text(warning));
     if (!m_armProblem.isEmpty() && last) {
         summary["status"] = "server_exited";
@@ -405,7 +446,8 @@ void ExperimentRunner::finishRun(
     recorded->info = std::move(segment.runLine);
     recorded->summary = std::move(line);
     recorded->requests = RequestTable::fromRecords(run, records);
-    keepSearchRun(recorded, m_stopRequested);
+    if (m_search)
+        m_search->keepRun(m_config, recorded, m_stopRequested);
     emit runRecorded(recorded);
 }
 
@@ -413,11 +455,12 @@ void ExperimentRunner::endConfig()
 {
     m_plan.reset();
     m_armProblem.clear();
-    concludeSearchProbe();
+    if (m_search)
+        m_search->concludeProbe(m_config, m_stopRequested, m_problems);
     ++m_config;
     const bool last = m_config >= m_spec.configs.size() || m_stopRequested;
-    if (m_launcher && m_launcher->isRunning() && (last || m_spec.server->restartBetweenConfigs)) {
-        stopServerThen(AfterServerStop::StartConfig);
+    if (m_server.isRunning() && (last || m_spec.server->restartBetweenConfigs)) {
+        m_server.stopThen(ServerSession::AfterStop::StartConfig);
         return;
     }
     QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
@@ -427,11 +470,12 @@ void ExperimentRunner::finishExperiment()
 {
     if (!m_writer.isOpen())
         return;
-    if (m_launcher && m_launcher->isRunning()) {
-        stopServerThen(AfterServerStop::Finish); // the file closes once the server is gone
+    if (m_server.isRunning()) {
+        m_server.stopThen(ServerSession::AfterStop::Finish); // the file closes once the server is gone
         return;
     }
-    writeSearchLine();
+    if (const nlohmann::json search = m_search ? m_search->takeLine(m_stopRequested) : nullptr; !search.is_null())
+        m_writer.write(search); // once, before the file closes
     if (!m_writer.close() && m_writer.failed() && !m_writeFailed) {
         m_writeFailed = true; // the last lines did not get out
         m_problems.prepend(m_writer.error());

@@ -1,11 +1,9 @@
 #pragma once
 
 #include "experiment/armplan.h"
-#include "experiment/knobsearch.h"
+#include "experiment/searchdriver.h"
+#include "experiment/serversession.h"
 #include "load/loadrunner.h"
-#include "server/launchplan.h"
-#include "server/serverlauncher.h"
-#include "server/serverversion.h"
 #include "source/runsnapshotter.h"
 #include "spec/experimentspec.h"
 #include "store/jsonlwriter.h"
@@ -83,20 +81,16 @@ signals:
     void finished(const QString& message);
 
 private:
-    /// What follows once the server has stopped; a later, stronger request wins.
-    enum class AfterServerStop { StartConfig, LaunchServer, Finish };
-
     void startConfig();
     /// Stops the server if it runs, starts it again, then continues with startArm().
     void restartServer();
     void launchServer();
+    /// A stop that the runner asked for is done: the experiment goes on (or finishes).
+    void onServerStopped(ServerSession::AfterStop next);
+    void onServerFailed(const QString& message);
     void startArm();
-    /// Asks a server not yet asked for its own version (ServerVersionProbe),
-    /// records it, then startArm(); run lines carry it as `server_version`.
+    /// Asks a server not yet asked for its own version, then startArm().
     void probeServerThenStartArm();
-    std::size_t stepsPerConfig() const;
-    /// Runs per configuration if no sweep stops early (sweep steps and repeats count one each).
-    std::size_t runsPerConfig() const;
     /// Writes the instant into the file as a `tick` line and sends the snapshot.
     void takeSnapshot();
     void onArmFinished(const LoadResult& result);
@@ -129,25 +123,9 @@ private:
     /// long arm keeps no record in memory, and the summary is exact.
     std::vector<RequestRecord> readBackRecords(const QStringList& runs);
     void endConfig();
-    /// Configurations the progress counts: a search's budget until it stops.
-    std::size_t plannedConfigs() const;
-    /// A search (docs/experiments.md, "Search"): the base configuration gives
-    /// way to the first probe; each probe is a configuration appended when the
-    /// one before has ended, its value chosen by m_search.
-    void startSearch();
-    /// Keeps a finished run of the search's arm for the probe's objective.
-    void keepSearchRun(const std::shared_ptr<const RunData>& run, bool interrupted);
-    /// The current configuration has ended (or could not start): its objective
-    /// goes to the search, and the next probe, if any, is appended.
-    void concludeSearchProbe();
-    void appendSearchProbe(double value);
-    /// Writes the `search` line once, before the file closes.
-    void writeSearchLine();
     void finishExperiment();
     void serverEvent(const QString& event, const QString& detail);
     void writeServerSample(const ServerSample& sample);
-    void stopServerThen(AfterServerStop next);
-    void onServerStopped();
     /// Writes out the queued lines; a failure stops the run.
     void flushFile();
     void onWriteFailed();
@@ -155,11 +133,8 @@ private:
     ExperimentSpec m_spec;
     QString m_outPath;
     JsonlWriter m_writer;
-    std::unique_ptr<ServerLauncher> m_launcher;
+    ServerSession m_server;
     std::unique_ptr<LoadRunner> m_load;
-    std::unique_ptr<MetricsScraper> m_scraper;
-    std::unique_ptr<ServerVersionProbe> m_versionProbe;
-    nlohmann::json m_serverVersion; ///< of the server now up, once asked; null before
     std::size_t m_config = 0;
     std::size_t m_arm = 0;
     std::unique_ptr<ArmPlan> m_plan; ///< the runs of the current load arm (sweep steps, repeats)
@@ -182,24 +157,14 @@ private:
     std::vector<Segment> m_segments; ///< earlier segments of a steered arm now running
     int m_concurrencyNow = 0; ///< of the running arm, as steered
     double m_rateNow = 0; ///< of the running rate arm, as steered
-    QString m_metricsProblem;
     QString m_armProblem; ///< the server died during this arm
-    QStringList m_serverWarnings; ///< about the launched server's command (servercommandcheck.h)
     QStringList m_problems; ///< per experiment, for the final message
     bool m_stopRequested = false;
-    std::optional<AfterServerStop> m_afterServerStop;
     bool m_writeFailed = false;
     QStringList m_unsavedSummaries; ///< runs whose summary line could not be written
-    bool m_serverUp = false;
     bool m_armRunning = false; ///< between the load's start and its end: server events get a run time
-    bool m_inMetricsGap = false;
     nlohmann::json m_runLineExtra = nlohmann::json::object();
-    std::unique_ptr<KnobSearch> m_search; ///< set when the spec has a search
-    ConfigSpec m_searchBase; ///< the configuration every probe copies
-    std::vector<std::shared_ptr<const RunData>> m_searchRuns; ///< the current probe's runs of the search's arm
-    bool m_searchRunInterrupted = false; ///< one of them was cut short by Stop
-    bool m_searchDone = false; ///< no further probe will be appended
-    bool m_searchWritten = false;
+    std::unique_ptr<SearchDriver> m_search; ///< set when the spec has a search
 };
 
 } // namespace ks

@@ -1,5 +1,6 @@
 #include "compare/searchreport.h"
 #include "experiment/knobsearch.h"
+#include "experiment/searchdriver.h"
 #include "spec/experimentspec.h"
 #include "store/runline.h"
 
@@ -53,7 +54,7 @@ KnobSearch drive(const SearchSpec& s, const std::function<Truth(double)>& f)
     return search;
 }
 
-std::vector<SpecError> errorsOf(const json& search, const json& extra = json::object())
+std::variant<ExperimentSpec, std::vector<SpecError>> parsedWith(const json& search, const json& extra = json::object())
 {
     json doc = { { "name", "t" }, { "target", { { "base_url", "http://127.0.0.1:1" } } },
         { "server", { { "command", { "sim", "--max-num-seqs", "{max_num_seqs}" } } } },
@@ -64,7 +65,12 @@ std::vector<SpecError> errorsOf(const json& search, const json& extra = json::ob
                     { "duration_s", 5 } } }) },
         { "search", search } };
     doc.update(extra);
-    auto parsed = parseExperimentSpec(QByteArray::fromStdString(doc.dump()));
+    return parseExperimentSpec(QByteArray::fromStdString(doc.dump()));
+}
+
+std::vector<SpecError> errorsOf(const json& search, const json& extra = json::object())
+{
+    auto parsed = parsedWith(search, extra);
     if (auto* errors = std::get_if<std::vector<SpecError>>(&parsed))
         return *errors;
     return {};
@@ -221,6 +227,39 @@ private slots:
         QCOMPARE(spec.search->budget, 6);
         QVERIFY(!spec.search->minimize);
         QCOMPARE(spec.search->probeLabel(64), QStringLiteral("max_num_seqs=64"));
+    }
+
+    void driverAppendsEachProbeAsAConfiguration()
+    {
+        const json search = { { "knob", "max_num_seqs" }, { "min", 8 }, { "max", 512 }, { "scale", "log2" },
+            { "integer", true }, { "arm", "stress" }, { "objective", "goodput_req_per_s" }, { "budget", 3 } };
+        auto parsed = parsedWith(search);
+        QVERIFY(std::holds_alternative<ExperimentSpec>(parsed));
+        ExperimentSpec spec = std::get<ExperimentSpec>(std::move(parsed));
+        SearchDriver driver(spec);
+        // The base configuration gives way to the first probe, named and valued as the search chose it.
+        const double first = KnobSearch(*spec.search).next().value();
+        QCOMPARE(spec.configs.size(), std::size_t(1));
+        QCOMPARE(spec.configs[0].label, spec.search->probeLabel(first));
+        QVERIFY(spec.configs[0].knobs["max_num_seqs"] == spec.search->knobValue(first));
+        QCOMPARE(spec.configs[0].search["probe"].get<int>(), 0);
+        QCOMPARE(driver.plannedConfigs(), std::size_t(3));
+        // A probe whose arm never ran has no figure, only the reason; the next probe follows.
+        driver.concludeProbe(0, false, { QStringLiteral("probe 0: the port is in use") });
+        QCOMPARE(spec.configs.size(), std::size_t(2));
+        QCOMPARE(spec.configs[1].search["probe"].get<int>(), 1);
+        // A run of another arm is not the search's: Stop with nothing of the search's arm adds no probe.
+        auto knee = std::make_shared<RunData>();
+        knee->arm = QStringLiteral("knee");
+        driver.keepRun(1, knee, false);
+        driver.concludeProbe(1, true, {});
+        QCOMPARE(spec.configs.size(), std::size_t(2));
+        const json line = driver.takeLine(true);
+        QCOMPARE(line["probes"].size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(line["probes"][0]["why"].get<std::string>()),
+            QStringLiteral("probe 0: the port is in use"));
+        QCOMPARE(QString::fromStdString(line["stop"].get<std::string>()), QStringLiteral("stopped"));
+        QVERIFY(driver.takeLine(true).is_null()); // written once
     }
 
     void searchLineReadsBack()
