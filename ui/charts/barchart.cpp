@@ -1,5 +1,6 @@
 #include "charts/barchart.h"
 
+#include "charts/chartstyle.h"
 #include "charts/titlewrap.h"
 
 #include <QtCharts/QBarCategoryAxis>
@@ -34,6 +35,8 @@ BarChart::BarChart(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
     setMinimumSize(300, 220);
+    m_chart->setTitleFont(headingFont(font()));
+    applyStyle(chartColors(palette()));
 }
 
 BarChart::~BarChart() = default;
@@ -50,8 +53,6 @@ void BarChart::setData(
     for (const Set& s : sets) {
         auto* bars = new QBarSet(s.name);
         bars->setColor(s.color);
-        bars->setBorderColor(s.color.darker(130));
-        bars->setLabelColor(m_chart->theme() == QChart::ChartThemeDark ? QColor(230, 230, 230) : QColor(30, 30, 30));
         for (double v : s.values) {
             *bars << v;
             top = std::max(top, v);
@@ -75,10 +76,7 @@ void BarChart::setData(
     m_chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
-    QFont titleFont = font();
-    titleFont.setBold(true);
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.2);
-    m_chart->setTitleFont(titleFont);
+    applyStyle(chartColors(palette()));
     m_fullTitle = title;
     showWrappedTitle();
 }
@@ -104,7 +102,9 @@ void BarChart::showWrappedTitle()
 {
     // Qt Charts elides a title that does not fit; breaking it at its separators keeps every configuration name.
     // The widget's own width: a hidden page's chart view learns its size only later.
-    const int width = std::max(120, this->width() - 48);
+    // Less the view's frame and the chart's own margins, inside which Qt Charts lays the title out.
+    const QMargins margins = m_chart->margins();
+    const int width = std::max(120, this->width() - 48 - margins.left() - margins.right());
     QStringList lines = wrapTitle(m_fullTitle, QFontMetrics(m_chart->titleFont()), width);
     for (QString& line : lines)
         line = line.toHtmlEscaped();
@@ -118,11 +118,7 @@ void BarChart::renderTo(QPaintDevice* device, const QSize& size)
     const QChart::ChartTheme theme = m_chart->theme();
     if (theme != QChart::ChartThemeLight) {
         m_chart->setTheme(QChart::ChartThemeLight); // exports are for documents: dark on white
-        for (int i = 0; i < m_sets.size(); ++i) {
-            QBarSet* bars = static_cast<QBarSeries*>(m_chart->series().front())->barSets()[i];
-            bars->setColor(m_sets[i].color);
-            bars->setLabelColor(QColor(30, 30, 30));
-        }
+        applyStyle(documentColors());
     }
     m_chart->setTitle(m_fullTitle); // exports: the one-line title, as before
     // setData() replaced the series and axes, and Qt Charts deletes their items later, from the event loop.
@@ -142,9 +138,36 @@ void BarChart::renderTo(QPaintDevice* device, const QSize& size)
     m_chart->scene()->render(&painter, QRectF(QPointF(0, 0), size), QRectF(m_chart->pos(), size));
     painter.end();
     m_chart->resize(old);
-    if (theme != QChart::ChartThemeLight)
+    if (theme != QChart::ChartThemeLight) {
         m_chart->setTheme(theme);
+        applyStyle(chartColors(palette()));
+    }
     showWrappedTitle();
+}
+
+void BarChart::applyStyle(const ChartColors& colors)
+{
+    // A theme resets fonts and colours: the heading's font, the sets' own colours and the frame come back here.
+    m_chart->setTitleFont(headingFont(font()));
+    m_chart->setTitleBrush(colors.text);
+    m_chart->setBackgroundBrush(colors.background);
+    m_chart->legend()->setLabelColor(colors.text);
+    for (QAbstractAxis* axis : m_chart->axes()) {
+        axis->setLabelsFont(font()); // tick labels and axis titles as the QCustomPlot charts draw theirs
+        axis->setTitleFont(font());
+        axis->setLabelsColor(colors.text);
+        axis->setTitleBrush(colors.text);
+        axis->setLinePenColor(colors.text);
+        axis->setGridLinePen(gridPen(colors));
+    }
+    for (QAbstractSeries* series : m_chart->series()) {
+        const QList<QBarSet*> sets = static_cast<QBarSeries*>(series)->barSets();
+        for (int i = 0; i < sets.size() && i < m_sets.size(); ++i) {
+            sets[i]->setColor(m_sets[i].color);
+            sets[i]->setBorderColor(outlineOf(m_sets[i].color));
+            sets[i]->setLabelColor(colors.text);
+        }
+    }
 }
 
 } // namespace ks

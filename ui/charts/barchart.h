@@ -13,6 +13,8 @@ QT_END_NAMESPACE
 
 namespace ks {
 
+struct ChartColors;
+
 /// Grouped bars (one set per configuration, one group per category such as
 /// p50/p95/p99). The only place that knows Qt Charts, which is deprecated from
 /// Qt 6.10: replacing it with Qt Graphs changes this file alone.
@@ -42,6 +44,8 @@ private:
     /// On screen the title wraps to the view's width (tooltip: the full title);
     /// exports keep the one-line title.
     void showWrappedTitle();
+    /// The house look (see chartstyle.h) in `colors`, over what the Qt Charts theme set.
+    void applyStyle(const ChartColors& colors);
 
     QChartView* m_view;
     QChart* m_chart;

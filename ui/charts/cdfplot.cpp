@@ -1,5 +1,6 @@
 #include "charts/cdfplot.h"
 
+#include "charts/chartstyle.h"
 #include "charts/titlewrap.h"
 
 #include <qcustomplot.h>
@@ -16,14 +17,10 @@ CdfPlot::CdfPlot(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
     setMinimumSize(300, 220);
-    m_plot->plotLayout()->insertRow(0);
-    m_title = new QCPTextElement(m_plot, QString(), QFont(font().family(), font().pointSize(), QFont::Bold));
-    m_plot->plotLayout()->addElement(0, 0, m_title);
+    m_title = setUpPlotFrame(m_plot, this);
+    m_plot->legend->setWrap(4);
     m_plot->yAxis->setLabel(tr("share of requests"));
     m_plot->yAxis->setRange(0, 1.02);
-    m_plot->legend->setVisible(true);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
-    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
     m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
 }
@@ -93,10 +90,7 @@ void CdfPlot::showWrappedTitle()
 void CdfPlot::renderTo(QPaintDevice* device, const QSize& size)
 {
     m_title->setText(m_fullTitle); // exports: the one-line title, as before
-    QCPPainter painter(device);
-    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
-    m_plot->toPainter(&painter, size.width(), size.height());
-    painter.end();
+    renderPlot(m_plot, device, size);
     showWrappedTitle();
 }
 

@@ -1,5 +1,7 @@
 #include "charts/kneeplot.h"
 
+#include "charts/chartstyle.h"
+
 #include <qcustomplot.h>
 
 #include <QVBoxLayout>
@@ -38,21 +40,7 @@ KneePlot::KneePlot(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
     setMinimumSize(300, 220);
-    const QPalette pal = palette();
-    const QColor text = pal.color(QPalette::WindowText);
-    m_plot->setBackground(pal.brush(QPalette::Base));
-    for (QCPAxis* axis : { m_plot->xAxis, m_plot->yAxis, m_plot->yAxis2 }) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        axis->grid()->setPen(QPen(pal.color(QPalette::Mid), 0, Qt::DotLine));
-    }
-    m_plot->plotLayout()->insertRow(0);
-    m_heading = new QCPTextElement(m_plot, QString(), QFont(font().family(), font().pointSize(), QFont::Bold));
-    m_heading->setTextColor(text);
-    m_plot->plotLayout()->addElement(0, 0, m_heading);
+    m_heading = setUpPlotFrame(m_plot, this);
     // Latency spans two orders of magnitude between an idle and a saturated
     // server: a log axis keeps both ends of the knee readable.
     m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -60,22 +48,9 @@ KneePlot::KneePlot(QWidget* parent)
     m_plot->yAxis->setLabel(tr("TTFT (ms, log)"));
     m_plot->yAxis2->setVisible(true);
     m_plot->yAxis2->setLabel(tr("TPOT (ms)"));
-    // The legend goes below the axes: inside, it would hide the SLO labels or the knee itself.
-    m_plot->legend->setVisible(true);
-    m_plot->legend->setBrush(pal.brush(QPalette::Base));
-    m_plot->legend->setBorderPen(Qt::NoPen);
-    m_plot->legend->setTextColor(text);
-    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
-    m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
-    m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
     // The capacity step's values go in a line of their own: on the plot they collide with the SLO labels.
-    m_capacityLine = new QCPTextElement(m_plot, QString(), font());
-    m_capacityLine->setTextColor(text);
-    m_plot->plotLayout()->addElement(3, 0, m_capacityLine);
-    m_plot->plotLayout()->setRowStretchFactor(3, 0.001);
-    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_capacityLine = addFootnote(m_plot, this);
     m_plot->legend->setWrap(3); // one row per configuration: TTFT p50, TTFT p99, TPOT p50
-    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     reset(QString(), true, {});
 }
 
@@ -130,7 +105,6 @@ void KneePlot::rebuild()
 {
     m_plot->clearGraphs();
     m_plot->clearItems();
-    const QColor text = palette().color(QPalette::WindowText);
     double maxX = 1;
     QStringList capacities;
     for (const QString& config : std::as_const(m_order)) {
@@ -168,26 +142,11 @@ void KneePlot::rebuild()
     }
     m_capacityLine->setText(
         m_order.isEmpty() ? QString() : tr("Capacity (circled): %1").arg(capacities.join(QStringLiteral("; "))));
-    auto sloLine = [&](double value, QCPAxis* axis, const QString& text_) {
-        if (value <= 0)
-            return;
-        auto* line = new QCPItemStraightLine(m_plot);
-        line->point1->setAxes(m_plot->xAxis, axis);
-        line->point2->setAxes(m_plot->xAxis, axis);
-        line->point1->setCoords(0, value);
-        line->point2->setCoords(1, value);
-        line->setPen(QPen(text, 1.4, Qt::DashDotLine));
-        auto* label = new QCPItemText(m_plot);
-        label->position->setAxes(m_plot->xAxis, axis);
-        label->position->setType(QCPItemPosition::ptAxisRectRatio);
-        label->position->setTypeY(QCPItemPosition::ptPlotCoords);
-        label->position->setCoords(axis == m_plot->yAxis ? 0.99 : 0.01, value);
-        label->setPositionAlignment((axis == m_plot->yAxis ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
-        label->setColor(text);
-        label->setText(text_);
-    };
-    sloLine(m_slo.ttftMs, m_plot->yAxis, tr("SLO: TTFT p99 ≤ %1 ms").arg(m_slo.ttftMs));
-    sloLine(m_slo.tpotMs, m_plot->yAxis2, tr("SLO: TPOT p99 ≤ %1 ms").arg(m_slo.tpotMs));
+    // TTFT's label at the right end, TPOT's at the left end, so the two never overlap.
+    if (m_slo.ttftMs > 0)
+        addTargetLine(m_plot, m_plot->yAxis, m_slo.ttftMs, tr("SLO: TTFT p99 ≤ %1 ms").arg(m_slo.ttftMs), true);
+    if (m_slo.tpotMs > 0)
+        addTargetLine(m_plot, m_plot->yAxis2, m_slo.tpotMs, tr("SLO: TPOT p99 ≤ %1 ms").arg(m_slo.tpotMs), false);
     m_plot->rescaleAxes();
     m_plot->xAxis->setRange(0, maxX * 1.08);
     // Keep the SLO lines in view, with room above the highest point.
@@ -215,9 +174,7 @@ void KneePlot::setExportTitle(const QString& title)
 
 void KneePlot::renderTo(QPaintDevice* device, const QSize& size)
 {
-    QCPPainter painter(device);
-    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
-    m_plot->toPainter(&painter, size.width(), size.height());
+    renderPlot(m_plot, device, size);
 }
 
 } // namespace ks

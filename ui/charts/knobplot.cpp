@@ -1,7 +1,6 @@
 #include "charts/knobplot.h"
 
-#include "charts/palette.h"
-#include "charts/plotframe.h"
+#include "charts/chartstyle.h"
 
 #include <qcustomplot.h>
 
@@ -31,10 +30,7 @@ KnobPlot::KnobPlot(QWidget* parent)
     setMinimumSize(300, 220);
     m_heading = setUpPlotFrame(m_plot, this);
     m_heading->setText(tr("Knob response: no configurations that differ in a knob"));
-    m_leftOut = new QCPTextElement(m_plot, QString(), font());
-    m_leftOut->setTextColor(palette().color(QPalette::WindowText));
-    m_plot->plotLayout()->addElement(3, 0, m_leftOut);
-    m_plot->plotLayout()->setRowStretchFactor(3, 0.001);
+    m_leftOut = addFootnote(m_plot, this);
     m_plot->legend->setWrap(3);
 }
 
@@ -139,12 +135,12 @@ void KnobPlot::drawBars()
         auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
         bars->setName(s.label());
         bars->setWidth(width);
-        bars->setPen(QPen(color.darker(130)));
+        bars->setPen(QPen(outlineOf(color)));
         bars->setBrush(color);
         bars->setBarsGroup(group);
         auto* whiskers = new QCPErrorBars(m_plot->xAxis, m_plot->yAxis);
         whiskers->removeFromLegend();
-        whiskers->setPen(QPen(palette().color(QPalette::WindowText), 1.4));
+        whiskers->setPen(QPen(chartColors(palette()).text, 1.4));
         QVector<double> keys, values, minus, plus;
         for (const KnobPoint& p : s.points) {
             keys << p.x;
@@ -163,20 +159,9 @@ void KnobPlot::drawSlo()
 {
     if (!m_response.slo)
         return;
-    const QColor text = palette().color(QPalette::WindowText);
-    auto* line = new QCPItemStraightLine(m_plot);
-    line->point1->setCoords(m_plot->xAxis->range().lower, *m_response.slo);
-    line->point2->setCoords(m_plot->xAxis->range().upper, *m_response.slo);
-    line->setPen(QPen(text, 1.4, Qt::DashDotLine));
-    auto* label = new QCPItemText(m_plot);
-    label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    label->position->setTypeY(QCPItemPosition::ptPlotCoords);
-    label->position->setCoords(0.99, *m_response.slo);
-    label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-    label->setColor(text);
-    label->setText(tr("SLO: %1 p99 ≤ %2 ms")
-                       .arg(m_response.metric.section(QLatin1Char('_'), 0, 0).toUpper())
-                       .arg(*m_response.slo));
+    addTargetLine(m_plot, m_plot->yAxis, *m_response.slo,
+        tr("SLO: %1 p99 ≤ %2 ms").arg(m_response.metric.section(QLatin1Char('_'), 0, 0).toUpper()).arg(*m_response.slo),
+        true);
 }
 
 void KnobPlot::replot()
@@ -191,9 +176,7 @@ void KnobPlot::setExportTitle(const QString& title)
 
 void KnobPlot::renderTo(QPaintDevice* device, const QSize& size)
 {
-    QCPPainter painter(device);
-    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
-    m_plot->toPainter(&painter, size.width(), size.height());
+    renderPlot(m_plot, device, size);
 }
 
 } // namespace ks

@@ -1,7 +1,6 @@
 #include "charts/paretoplot.h"
 
-#include "charts/palette.h"
-#include "charts/plotframe.h"
+#include "charts/chartstyle.h"
 
 #include <qcustomplot.h>
 
@@ -22,10 +21,7 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     setMinimumSize(300, 220);
     m_heading = setUpPlotFrame(m_plot, this);
     m_heading->setText(tr("Pareto: no points yet"));
-    m_leftOut = new QCPTextElement(m_plot, QString(), font());
-    m_leftOut->setTextColor(palette().color(QPalette::WindowText));
-    m_plot->plotLayout()->addElement(3, 0, m_leftOut);
-    m_plot->plotLayout()->setRowStretchFactor(3, 0.001);
+    m_leftOut = addFootnote(m_plot, this);
     m_plot->legend->setWrap(4);
 }
 
@@ -40,7 +36,7 @@ void ParetoPlot::rebuild()
 {
     m_plot->clearPlottables();
     m_plot->clearItems();
-    const QColor text = palette().color(QPalette::WindowText);
+    const QColor text = chartColors(palette()).text;
     m_plot->xAxis->setLabel(m_chart.xTitle());
     m_plot->yAxis->setLabel(m_chart.yTitle());
     QStringList arms;
@@ -65,7 +61,7 @@ void ParetoPlot::rebuild()
         QCPGraph* onFront = m_plot->addGraph();
         onFront->setName(arms[i]);
         onFront->setLineStyle(QCPGraph::lsNone);
-        onFront->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QPen(color.darker(140), 1.2), color, 10));
+        onFront->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QPen(outlineOf(color), 1.2), color, 10));
         QCPGraph* dominated = m_plot->addGraph();
         dominated->removeFromLegend();
         dominated->setLineStyle(QCPGraph::lsNone);
@@ -115,9 +111,7 @@ void ParetoPlot::setExportTitle(const QString& title)
 
 void ParetoPlot::renderTo(QPaintDevice* device, const QSize& size)
 {
-    QCPPainter painter(device);
-    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
-    m_plot->toPainter(&painter, size.width(), size.height());
+    renderPlot(m_plot, device, size);
 }
 
 } // namespace ks

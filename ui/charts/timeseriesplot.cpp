@@ -1,10 +1,14 @@
 #include "charts/timeseriesplot.h"
 
+#include "charts/chartstyle.h"
+
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ks {
@@ -19,26 +23,12 @@ TimeSeriesPlot::TimeSeriesPlot(const QString& title, const QString& yLabel, QWid
     layout->addWidget(m_plot);
     setMinimumHeight(150);
 
-    const QPalette pal = palette(); // follow the system's light or dark palette
-    const QColor text = pal.color(QPalette::WindowText);
-    const QColor grid = pal.color(QPalette::Mid);
-    m_plot->setBackground(pal.brush(QPalette::Base));
-    for (QCPAxis* axis : { m_plot->xAxis, m_plot->yAxis, m_plot->yAxis2 }) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        axis->grid()->setPen(QPen(grid, 0, Qt::DotLine));
-    }
-    m_plot->plotLayout()->insertRow(0);
-    m_heading = new QCPTextElement(m_plot, title, QFont(font().family(), font().pointSize(), QFont::Bold));
-    m_heading->setTextColor(text);
-    m_plot->plotLayout()->addElement(0, 0, m_heading);
+    m_heading = setUpPlotFrame(m_plot, this);
+    m_heading->setText(title);
+    showLegend(m_plot, false); // on screen the page's own legend names the lines; an export draws this one
     m_plot->xAxis->setLabel(QStringLiteral("experiment time (s)"));
     m_plot->yAxis->setLabel(yLabel);
     m_plot->yAxis->setRangeLower(0);
-    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setNoAntialiasingOnDrag(true);
     m_plot->setToolTip(QStringLiteral("Drag to pan, wheel to zoom, double-click to reset"));
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { showValueAt(e->pos()); });
@@ -238,18 +228,34 @@ void TimeSeriesPlot::setExportTitle(const QString& title)
 
 void TimeSeriesPlot::renderTo(QPaintDevice* device, const QSize& size)
 {
-    QCPPainter painter(device);
-    painter.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Base));
     const bool legend = m_plot->legend->visible();
-    m_plot->legend->setVisible(true); // an exported chart explains its own lines, only those it draws
     QList<QCPGraph*> hidden;
-    for (QCPGraph* graph : std::as_const(m_graphs))
-        if (!graph->visible() && graph->removeFromLegend())
-            hidden << graph;
-    m_plot->toPainter(&painter, size.width(), size.height());
+    // A legend row per configuration (keys are "CONFIG/…"), as many columns as fit.
+    QHash<QString, int> perConfig;
+    const QFontMetrics metrics(m_plot->legend->font());
+    int widest = 1;
+    for (auto it = m_graphs.constBegin(); it != m_graphs.constEnd(); ++it) {
+        if (!it.value()->visible() && it.value()->removeFromLegend()) {
+            hidden << it.value();
+            continue;
+        }
+        ++perConfig[it.key().section(QLatin1Char('/'), 0, 0)];
+        widest = std::max(widest, metrics.horizontalAdvance(it.value()->name()));
+    }
+    int wrap = 1;
+    for (int n : std::as_const(perConfig))
+        wrap = std::max(wrap, n);
+    const int itemWidth = widest + m_plot->legend->iconSize().width() + m_plot->legend->iconTextPadding() + 24;
+    m_plot->legend->setWrap(std::clamp(size.width() / itemWidth, 1, wrap));
+    // An exported chart explains its own lines, only those it draws (none: no legend).
+    const bool drawn = m_plot->legend->itemCount() > 0;
+    if (drawn)
+        m_plot->legend->setFillOrder(m_plot->legend->fillOrder(), true); // lays the items out again at that wrap
+    showLegend(m_plot, drawn);
+    renderPlot(m_plot, device, size);
     for (QCPGraph* graph : std::as_const(hidden))
         graph->addToLegend();
-    m_plot->legend->setVisible(legend);
+    showLegend(m_plot, legend);
 }
 
 } // namespace ks

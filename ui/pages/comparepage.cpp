@@ -2,8 +2,8 @@
 
 #include "charts/barchart.h"
 #include "charts/cdfplot.h"
+#include "charts/chartstyle.h"
 #include "charts/kneeplot.h"
-#include "charts/palette.h"
 #include "compare/compareformat.h"
 #include "compare/diagnosis.h"
 #include "compare/searchreport.h"

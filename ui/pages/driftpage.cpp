@@ -1,7 +1,7 @@
 #include "driftpage.h"
 
 #include "charts/barchart.h"
-#include "charts/palette.h"
+#include "charts/chartstyle.h"
 #include "feeds/runfileloader.h"
 #include "models/driftmatrixmodel.h"
 

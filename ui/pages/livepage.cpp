@@ -1,9 +1,8 @@
 #include "livepage.h"
 
+#include "charts/chartstyle.h"
 #include "charts/kneeplot.h"
 #include "charts/knobplot.h"
-#include "charts/palette.h"
-#include "charts/percentilestyle.h"
 #include "charts/timeseriesplot.h"
 #include "models/runlistmodel.h"
 #include "progressdelegate.h"

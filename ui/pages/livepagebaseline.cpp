@@ -2,7 +2,7 @@
 // charts, arm by arm, and the live/baseline ratios in the run table.
 #include "livepage.h"
 
-#include "charts/percentilestyle.h"
+#include "charts/chartstyle.h"
 #include "charts/timeseriesplot.h"
 #include "models/runlistmodel.h"
 
