@@ -31,14 +31,13 @@ std::string text(const QString& s)
 } // namespace
 
 ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject* parent)
-    : QObject(parent)
+    : RunSource(parent)
     , m_spec(std::move(spec))
     , m_outPath(std::move(outPath))
     , m_snapshotTimer(this)
     , m_gpu(this)
 {
-    qRegisterMetaType<RunSnapshot>();
-    qRegisterMetaType<std::shared_ptr<const RunData>>();
+    registerRunSourceTypes();
     m_snapshotTimer.setInterval(int(kSnapshotIntervalUs / 1000));
     connect(&m_gpu, &GpuTelemetry::sampled, this, [this](const GpuSample& sample, const GpuGauges& gauges) {
         m_writer.write(gpuLine(m_run, sample));
@@ -78,7 +77,7 @@ QString ExperimentRunner::start()
         m_writer.close();
         return problem;
     }
-    emit experimentStarted(QByteArray::fromStdString(experiment.dump()));
+    emit experimentStarted(experimentInfoFromLine(experiment));
     startSearch();
     QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
     return {};
@@ -118,7 +117,7 @@ void ExperimentRunner::onWriteFailed()
     m_writeFailed = true;
     m_problems.prepend(m_writer.error());
     // The run cannot be recorded any more: end it the way Stop does, once the
-    // current step returns. The arm's summary still reaches armFinished(), so
+    // current step returns. The arm's summary still reaches runFinished(), so
     // a dashboard or terminal shows what the file could not keep.
     m_stopRequested = true;
     QMetaObject::invokeMethod(this, &ExperimentRunner::stop, Qt::QueuedConnection);
@@ -263,7 +262,8 @@ void ExperimentRunner::startArm()
     });
     connect(m_load.get(), &LoadRunner::finished, this, &ExperimentRunner::onArmFinished);
     // Sweeps may stop early, so the total is an estimate (docs/experiments.md, "Sweeps").
-    emit armStarted(m_run, int(m_config * runsPerConfig()) + m_runInConfig++, int(plannedConfigs() * runsPerConfig()));
+    emit runStarted({ m_run, config.label, m_armName, config.model, int(m_config * runsPerConfig()) + m_runInConfig++,
+        int(plannedConfigs() * runsPerConfig()), {} });
     if (const QString error = m_load->start(); !error.isEmpty()) {
         m_problems << QStringLiteral("%1: %2").arg(m_run, error);
         m_load.reset();
@@ -401,7 +401,7 @@ void ExperimentRunner::finishRun(
     flushFile();
     if (m_writer.failed())
         m_unsavedSummaries << run;
-    emit armFinished(run, QByteArray::fromStdString(summary.dump()));
+    emit runFinished(run, runSummaryFromJson(std::move(summary)));
     auto recorded = std::make_shared<RunData>();
     recorded->run = run;
     recorded->config = config.label;

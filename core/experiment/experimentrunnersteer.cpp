@@ -127,8 +127,8 @@ QString ExperimentRunner::startSegment(const QString& setting, const char* kind,
     m_run = run;
     m_armName = armName;
     m_snapshots.beginRun(m_run, config.label, config.model, -1);
-    emit armStarted(
-        m_run, int(m_config * runsPerConfig()) + m_runInConfig - 1, int(m_spec.configs.size() * runsPerConfig()));
+    emit runStarted({ m_run, config.label, m_armName, config.model, int(m_config * runsPerConfig()) + m_runInConfig - 1,
+        int(m_spec.configs.size() * runsPerConfig()), m_runLine });
     return {};
 }
 
