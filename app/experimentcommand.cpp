@@ -122,27 +122,27 @@ int runExperimentSpec(ks::ExperimentSpec spec, const QString& outPath, ProgressR
         std::fprintf(stderr, "knobscope run: starting the server of %s: %s\n", qPrintable(launch.config),
             qPrintable(ks::commandLine(shown)));
     });
-    QObject::connect(&runner, &ks::ExperimentRunner::armStarted, &loop, [&](const QString& run, int index, int total) {
-        std::fprintf(stderr, "[%d/%s%d] %s\n", index + 1, sweeps ? "~" : "", total, qPrintable(run));
+    QObject::connect(&runner, &ks::ExperimentRunner::runStarted, &loop, [&](const ks::RunInfo& info) {
+        std::fprintf(stderr, "[%d/%s%d] %s\n", info.index + 1, sweeps ? "~" : "", info.total, qPrintable(info.run));
         progress = std::make_unique<ProgressReporter>(progressMode);
     });
     QObject::connect(&runner, &ks::ExperimentRunner::progressed, &loop, [&](const ks::LoadProgress& p) {
         if (progress)
             progress->update(p);
     });
-    QObject::connect(&runner, &ks::ExperimentRunner::armFinished, &loop, [&](const QString&, const QByteArray& json) {
-        if (progress)
-            progress->finish();
-        const auto summary = nlohmann::json::parse(json.begin(), json.end());
-        std::printf("%s\n", qPrintable(ks::formatSummaryTable(summary)));
-        if (summary.value("status", std::string()) == "stopped")
-            std::printf("  stopped early: %d requests recorded\n", summary.value("requests", 0));
-        std::printf("\n");
-        std::fflush(stdout);
-        const int requests = summary.value("requests", 0);
-        if (requests > 0 && summary.value("errors", 0) > maxErrorRate * requests)
-            errorsAboveThreshold = true;
-    });
+    QObject::connect(
+        &runner, &ks::ExperimentRunner::runFinished, &loop, [&](const QString&, const ks::RunSummary& summary) {
+            if (progress)
+                progress->finish();
+            std::printf("%s\n", qPrintable(ks::formatSummaryTable(ks::runSummaryToJson(summary))));
+            const qint64 requests = summary.requests.value_or(0);
+            if (summary.status == QLatin1String("stopped"))
+                std::printf("  stopped early: %lld requests recorded\n", static_cast<long long>(requests));
+            std::printf("\n");
+            std::fflush(stdout);
+            if (requests > 0 && double(summary.errors.value_or(0)) > maxErrorRate * double(requests))
+                errorsAboveThreshold = true;
+        });
     QObject::connect(&runner, &ks::ExperimentRunner::finished, &loop, [&](const QString& message) {
         problems = message;
         loop.quit();

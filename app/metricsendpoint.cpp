@@ -38,9 +38,9 @@ QString MetricsEndpoint::url(const QHostAddress& address, quint16 port)
 
 void MetricsEndpoint::follow(ks::ExperimentRunner& runner)
 {
-    connect(&runner, &ks::ExperimentRunner::armStarted, this, [this](const QString& run) {
-        m_run = run;
-        m_exposition.setInFlight(run, 0);
+    connect(&runner, &ks::ExperimentRunner::runStarted, this, [this](const ks::RunInfo& info) {
+        m_run = info.run;
+        m_exposition.setInFlight(info.run, 0);
     });
     connect(&runner, &ks::ExperimentRunner::recordsWritten, this,
         [this](
@@ -49,12 +49,10 @@ void MetricsEndpoint::follow(ks::ExperimentRunner& runner)
         if (!m_run.isEmpty())
             m_exposition.setInFlight(m_run, progress.inFlight);
     });
-    connect(&runner, &ks::ExperimentRunner::armFinished, this, [this](const QString& run, const QByteArray& json) {
-        const auto summary = nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
-        const auto client = summary.is_object() ? summary.find("client") : summary.end();
-        m_exposition.setClientBound(
-            run, client != summary.end() && client->is_object() && client->value("client_bound", false));
-    });
+    connect(
+        &runner, &ks::ExperimentRunner::runFinished, this, [this](const QString& run, const ks::RunSummary& summary) {
+            m_exposition.setClientBound(run, summary.clientBound());
+        });
 }
 
 QByteArray MetricsEndpoint::scrape()

@@ -7,6 +7,7 @@
 #include "editor/experimentdocument.h"
 #include "feeds/runcontroller.h"
 #include "metrics/percentiles.h"
+#include "source/runsource.h"
 #include "window/mainwindow.h"
 
 #include <qcustomplot.h>
@@ -102,9 +103,12 @@ int main(int argc, char** argv)
             stallMs.push_back(std::max(0.0, late));
         since.restart();
     });
-    QObject::connect(window.controller(), &ks::RunController::runStarted, [&] { armRunning = true; });
-    QObject::connect(window.controller(), &ks::RunController::runFinished, [&] { armRunning = false; });
-    QObject::connect(window.controller(), &ks::RunController::snapshotReady, [&] { ++snapshots; });
+    // The runner's signals, queued into this thread as the window gets them.
+    QObject::connect(window.controller(), &ks::RunController::sourceStarted, &window, [&](ks::RunSource* source) {
+        QObject::connect(source, &ks::RunSource::runStarted, &window, [&] { armRunning = true; });
+        QObject::connect(source, &ks::RunSource::runFinished, &window, [&] { armRunning = false; });
+        QObject::connect(source, &ks::RunSource::snapshotReady, &window, [&] { ++snapshots; });
+    });
     QSignalSpy ended(&window, &ks::MainWindow::runEnded);
     since.start();
     probe.start();

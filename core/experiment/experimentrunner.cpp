@@ -27,15 +27,14 @@ std::string isoNow()
 } // namespace
 
 ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject* parent)
-    : QObject(parent)
+    : RunSource(parent)
     , m_spec(std::move(spec))
     , m_outPath(std::move(outPath))
     , m_server(m_spec, m_outPath, this)
     , m_snapshotTimer(this)
     , m_gpu(this)
 {
-    qRegisterMetaType<RunSnapshot>();
-    qRegisterMetaType<std::shared_ptr<const RunData>>();
+    registerRunSourceTypes();
     m_snapshotTimer.setInterval(int(kSnapshotIntervalUs / 1000));
     connect(&m_gpu, &GpuTelemetry::sampled, this, [this](const GpuSample& sample, const GpuGauges& gauges) {
         m_writer.write(gpuLine(m_run, sample));
@@ -90,7 +89,7 @@ QString ExperimentRunner::start()
         m_writer.close();
         return problem;
     }
-    emit experimentStarted(QByteArray::fromStdString(experiment.dump()));
+    emit experimentStarted(experimentInfoFromLine(experiment));
     if (m_spec.search)
         m_search = std::make_unique<SearchDriver>(m_spec);
     QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
@@ -130,7 +129,7 @@ void ExperimentRunner::onWriteFailed()
     m_writeFailed = true;
     m_problems.prepend(m_writer.error());
     // The run cannot be recorded any more: end it the way Stop does, once the
-    // current step returns. The arm's summary still reaches armFinished(), so
+    // current step returns. The arm's summary still reaches runFinished(), so
     // a dashboard or terminal shows what the file could not keep.
     m_stopRequested = true;
     QMetaObject::invokeMethod(this, &ExperimentRunner::stop, Qt::QueuedConnection);
@@ -304,8 +303,8 @@ void ExperimentRunner::startArm()
     connect(m_load.get(), &LoadRunner::finished, this, &ExperimentRunner::onArmFinished);
     // Sweeps may stop early, so the total is an estimate (docs/experiments.md, "Sweeps").
     const std::size_t runs = ArmPlan::runsPerConfig(m_spec);
-    emit armStarted(m_run, int(m_config * runs) + m_runInConfig++,
-        int((m_search ? m_search->plannedConfigs() : m_spec.configs.size()) * runs));
+    emit runStarted({ m_run, config.label, m_armName, config.model, int(m_config * runs) + m_runInConfig++,
+        int((m_search ? m_search->plannedConfigs() : m_spec.configs.size()) * runs), {} });
     if (const QString error = m_load->start(); !error.isEmpty()) {
         m_problems << QStringLiteral("%1: %2").arg(m_run, error);
         m_load.reset();
@@ -438,7 +437,7 @@ void ExperimentRunner::finishRun(
     flushFile();
     if (m_writer.failed())
         m_unsavedSummaries << run;
-    emit armFinished(run, QByteArray::fromStdString(summary.dump()));
+    emit runFinished(run, runSummaryFromJson(std::move(summary)));
     auto recorded = std::make_shared<RunData>();
     recorded->run = run;
     recorded->config = config.label;

@@ -5,6 +5,7 @@
 #include "experiment/serversession.h"
 #include "load/loadrunner.h"
 #include "source/runsnapshotter.h"
+#include "source/runsource.h"
 #include "spec/experimentspec.h"
 #include "store/jsonlwriter.h"
 #include "store/runfile.h"
@@ -24,8 +25,9 @@ namespace ks {
 /// Runs every arm of an experiment against every configuration, in spec order,
 /// into one JSONL file (docs/formats.md): starts and restarts the server when
 /// the spec has one, scrapes /metrics during each arm, and writes a summary per
-/// arm that says whether the arm ever made the server queue.
-class ExperimentRunner : public QObject {
+/// arm that says whether the arm ever made the server queue. It is the live
+/// RunSource: the dashboard and the terminal follow it through those signals.
+class ExperimentRunner : public RunSource {
     Q_OBJECT
 public:
     ExperimentRunner(ExperimentSpec spec, QString outPath, QObject* parent = nullptr);
@@ -36,7 +38,7 @@ public:
     /// Ends the current arm cleanly (in-flight requests cancelled), stops the
     /// server (also one still starting: its readiness wait ends at once) and
     /// closes the file; finished() follows.
-    void stop();
+    void stop() override;
     /// For a second Ctrl-C: writes out what is queued for the file, closes it
     /// and kills the server without waiting, so the caller can exit now.
     void abandon();
@@ -59,26 +61,15 @@ public:
     void setRunLineExtra(nlohmann::json extra) { m_runLineExtra = std::move(extra); }
 
 signals:
-    /// The `experiment` line as written, before the first arm.
-    void experimentStarted(const QByteArray& json);
-    void armStarted(const QString& run, int index, int total);
-    /// Progress of the current arm, at most 10 times a second (with the snapshots).
-    void progressed(const ks::LoadProgress& progress);
-    /// Live statistics of the current arm, at most 10 times a second.
-    void snapshotReady(const QString& run, const ks::RunSnapshot& snapshot);
-    void armFinished(const QString& run, const QByteArray& summaryJson);
-    /// A finished run as the file holds it (run line, records, summary), so a
-    /// window shows it without reading back the file that is still being written.
-    void runRecorded(std::shared_ptr<const ks::RunData> run);
-    void serverLine(const QString& line);
+    // RunSource: experimentStarted (the `experiment` line as written, before the
+    // first arm), runStarted, progressed, snapshotReady, runFinished, runRecorded,
+    // serverLine, finished (a failed write of the run file stops the run and
+    // comes first in its message; the run file stays valid). Also:
     /// A server is about to be started: the exact argv and extra environment
     /// (unredacted: the receiver decides what to show where).
     void serverStarting(const ks::ServerLaunch& launch);
     /// Request records once they are in the run file (a live exporter's feed).
     void recordsWritten(const QString& run, const QVector<ks::RequestRecord>& records);
-    /// `message` is empty on success; otherwise what went wrong (the run file
-    /// stays valid). A failed write of the run file stops the run and comes first.
-    void finished(const QString& message);
 
 private:
     void startConfig();
@@ -139,7 +130,7 @@ private:
     std::size_t m_arm = 0;
     std::unique_ptr<ArmPlan> m_plan; ///< the runs of the current load arm (sweep steps, repeats)
     nlohmann::json m_runFields; ///< what the plan adds to the current run line
-    int m_runInConfig = 0; ///< runs started for this configuration, for armStarted's index
+    int m_runInConfig = 0; ///< runs started for this configuration, for runStarted's index
     QString m_run;
     QString m_armName;
     int m_probeRestart = -1; ///< the probe pass now running (restarts before it), -1 for load arms
@@ -168,5 +159,3 @@ private:
 };
 
 } // namespace ks
-
-Q_DECLARE_METATYPE(std::shared_ptr<const ks::RunData>)

@@ -13,11 +13,11 @@ constexpr int kLinesPerFastTick = 20000;
 } // namespace
 
 JsonlReplay::JsonlReplay(QString path, double speed, QObject* parent)
-    : RunSource(parent)
+    : QObject(parent)
     , m_path(std::move(path))
     , m_speed(speed)
 {
-    qRegisterMetaType<RunInfo>();
+    registerRunSourceTypes();
     qRegisterMetaType<QVector<RequestRecord>>();
     m_timer.setInterval(kTickMs);
     connect(&m_timer, &QTimer::timeout, this, &JsonlReplay::tick);
@@ -113,7 +113,7 @@ void JsonlReplay::handleLine(const QByteArray& raw)
     const nlohmann::json& j = decoded.object;
     switch (decoded.kind) {
     case RunLine::Kind::Experiment:
-        emit experimentRead(QByteArray::fromStdString(j.dump()));
+        emit experimentRead(experimentInfoFromLine(j));
         break;
     case RunLine::Kind::Run: {
         flush();
@@ -122,7 +122,7 @@ void JsonlReplay::handleLine(const QByteArray& raw)
         info.config = QString::fromStdString(j.value("config", std::string()));
         info.arm = QString::fromStdString(j.value("arm", std::string()));
         info.model = QString::fromStdString(j.value("model", std::string()));
-        info.json = QByteArray::fromStdString(j.dump());
+        info.line = j;
         m_currentRun = info.run;
         m_runTimeMs = 0;
         emit runStarted(info);
@@ -162,7 +162,7 @@ void JsonlReplay::handleLine(const QByteArray& raw)
         break;
     case RunLine::Kind::Summary:
         flush();
-        emit runFinished(decoded.run, QByteArray::fromStdString(j.dump()));
+        emit summaryRead(decoded.run, j);
         break;
     default:
         break;

@@ -1,6 +1,9 @@
 #pragma once
 
+#include "metrics/aggregator.h"
+#include "metrics/specdecode.h"
 #include "source/runsource.h"
+#include "store/requestrecord.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -10,18 +13,18 @@
 
 namespace ks {
 
-/// Replays a run file through the RunSource events, reading it incrementally
-/// (never the whole file at once). Speed 0 replays as fast as the consumer
+/// Reads a run file line by line as file-level events (never the whole file
+/// at once), for ReplayFeed, which turns them into a RunSource's. Speed 0 replays as fast as the consumer
 /// allows, in batches; speed S > 0 releases each request when the replay's run
 /// clock, which advances S times faster than real time and stops while paused,
 /// reaches the request's end, so a 1x replay unfolds as the live run did.
-class JsonlReplay : public RunSource {
+class JsonlReplay : public QObject {
     Q_OBJECT
 public:
     explicit JsonlReplay(QString path, double speed = 0, QObject* parent = nullptr);
 
-    void start() override;
-    void stop() override;
+    void start();
+    void stop();
     void setPaused(bool paused);
     /// 0: as fast as possible; S > 0: S times real time. Takes effect at once.
     void setSpeed(double speed);
@@ -30,6 +33,29 @@ public:
     qint64 bytesRead() const { return m_file.pos(); }
     qint64 bytesTotal() const { return m_file.size(); }
     QString errorString() const { return m_error; }
+
+signals:
+    /// The `experiment` line, cleaned by the reader.
+    void experimentRead(const ks::ExperimentInfo& info);
+    /// A `run` line (index and total are not known here: 0).
+    void runStarted(const ks::RunInfo& info);
+    void recordsReady(const QVector<ks::RequestRecord>& records);
+    /// The run's stored summary line, as the reader returns it.
+    void summaryRead(const QString& run, const nlohmann::json& summary);
+    /// A scrape of the server's metrics (-1: the server did not report it).
+    void serverSampled(const QString& run, qint64 tUs, double running, double waiting, double kvCacheUsage);
+    /// A scrape's speculative-decoding figures (a `server` line's `spec_decode`).
+    void specDecodeSampled(const QString& run, const ks::SpecDecodeCounters& counters);
+    /// A sample of the GPUs (`gpu` lines: nvidia-smi during the run).
+    void gpuSampled(const QString& run, qint64 tUs, const ks::GpuGauges& gauges);
+    /// A server lifecycle event or a line of server output (`server_event` records).
+    void serverEventRead(const QString& run, const QString& event, const QString& detail);
+    /// The live run took a snapshot here (`tick` lines, µs on the run's clock):
+    /// every record and scrape of the run before it has been sent.
+    void snapshotTaken(const QString& run, qint64 tUs);
+    /// A line the reader could not use; it goes on.
+    void issueFound(qint64 line, const QString& message);
+    void finished();
 
 private:
     void tick();

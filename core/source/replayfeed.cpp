@@ -5,53 +5,51 @@
 namespace ks {
 
 ReplayFeed::ReplayFeed(QString path, double speed, QObject* parent)
-    : QObject(parent)
+    : RunSource(parent)
     , m_replay(std::move(path), speed)
     , m_speed(speed)
 {
-    qRegisterMetaType<RunSnapshot>();
-    qRegisterMetaType<LoadProgress>();
-    connect(&m_replay, &RunSource::runStarted, this, &ReplayFeed::onRunStarted);
-    connect(&m_replay, &RunSource::recordsReady, this, &ReplayFeed::onRecords);
-    connect(&m_replay, &RunSource::snapshotTaken, this, &ReplayFeed::onTick);
-    connect(&m_replay, &RunSource::experimentRead, this, [this](const QByteArray& json) {
-        const nlohmann::json line = nlohmann::json::parse(json.toStdString(), nullptr, false);
-        const auto spec = line.is_object() ? line.find("spec") : line.end();
-        if (spec != line.end() && spec->is_object() && spec->value("probes", nlohmann::json()).is_object())
+    registerRunSourceTypes();
+    connect(&m_replay, &JsonlReplay::runStarted, this, &ReplayFeed::onRunStarted);
+    connect(&m_replay, &JsonlReplay::recordsReady, this, &ReplayFeed::onRecords);
+    connect(&m_replay, &JsonlReplay::snapshotTaken, this, &ReplayFeed::onTick);
+    connect(&m_replay, &JsonlReplay::experimentRead, this, [this](const ExperimentInfo& info) {
+        if (info.hasProbes)
             m_snapshots.expectProbes(); // as the live run did from its start
+        emit experimentStarted(info);
     });
-    connect(&m_replay, &RunSource::serverSampled, this,
+    connect(&m_replay, &JsonlReplay::serverSampled, this,
         [this](const QString& run, qint64, double running, double waiting, double kv) {
             if (run == m_run)
                 m_snapshots.addServerSample(running, waiting, kv);
         });
-    connect(&m_replay, &RunSource::specDecodeSampled, this, [this](const QString& run, const SpecDecodeCounters& c) {
+    connect(&m_replay, &JsonlReplay::specDecodeSampled, this, [this](const QString& run, const SpecDecodeCounters& c) {
         if (run == m_run)
             m_snapshots.addSpecDecode(c);
     });
-    connect(&m_replay, &RunSource::gpuSampled, this, [this](const QString& run, qint64, const GpuGauges& gauges) {
+    connect(&m_replay, &JsonlReplay::gpuSampled, this, [this](const QString& run, qint64, const GpuGauges& gauges) {
         if (run == m_run)
             m_snapshots.addGpuSample(gauges);
     });
-    connect(&m_replay, &RunSource::runFinished, this, [this](const QString& run, const QByteArray& summary) {
+    connect(&m_replay, &JsonlReplay::summaryRead, this, [this](const QString& run, const nlohmann::json& summary) {
         if (run == m_run)
             endRun();
         // The stored summary, without its "type", is what the live run sent.
-        nlohmann::json j = nlohmann::json::parse(summary.toStdString(), nullptr, false);
+        nlohmann::json j = summary;
         if (j.is_object())
             j.erase("type");
-        emit runFinished(run, QByteArray::fromStdString(j.dump()));
+        emit runFinished(run, runSummaryFromJson(std::move(j)));
     });
-    connect(&m_replay, &RunSource::serverEventRead, this,
+    connect(&m_replay, &JsonlReplay::serverEventRead, this,
         [this](const QString&, const QString& event, const QString& detail) {
             emit serverLine(
                 event == QLatin1String("output") ? detail : QStringLiteral("[server %1] %2").arg(event, detail));
         });
-    connect(&m_replay, &RunSource::issueFound, this, [this](qint64 line, const QString& message) {
+    connect(&m_replay, &JsonlReplay::issueFound, this, [this](qint64 line, const QString& message) {
         m_issues << QStringLiteral("line %1: %2").arg(line).arg(message);
         emit issueFound(line, message);
     });
-    connect(&m_replay, &RunSource::finished, this, [this] {
+    connect(&m_replay, &JsonlReplay::finished, this, [this] {
         endRun();
         emit finished(m_issues.join(QLatin1Char('\n')));
     });
@@ -67,9 +65,9 @@ void ReplayFeed::stop()
     m_replay.stop();
 }
 
-void ReplayFeed::discard(QObject* listener)
+void ReplayFeed::discard()
 {
-    disconnect(listener);
+    disconnect(this, nullptr, nullptr, nullptr);
     stop();
     deleteLater();
 }
@@ -99,7 +97,7 @@ void ReplayFeed::onRunStarted(const RunInfo& info)
     m_runTimeUs = 0;
     m_nextSnapshotUs = 0;
     m_progress = {};
-    const nlohmann::json line = nlohmann::json::parse(info.json.toStdString(), nullptr, false);
+    const nlohmann::json& line = info.line;
     int probeRestart = -1;
     m_ticks = line.is_object() && line.value("ticks", false);
     if (line.is_object() && line.contains("probes") && line["probes"].is_object()) {
@@ -109,7 +107,10 @@ void ReplayFeed::onRunStarted(const RunInfo& info)
             m_snapshots.setProbeSet(line["probes"]);
     }
     m_snapshots.beginRun(info.run, info.config, info.model, probeRestart);
-    emit runStarted(m_run, ++m_runIndex, 0);
+    RunInfo started = info;
+    started.index = ++m_runIndex;
+    started.total = 0; // not known until the file ends
+    emit runStarted(started);
 }
 
 void ReplayFeed::onRecords(const QVector<RequestRecord>& records)

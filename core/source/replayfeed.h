@@ -3,6 +3,7 @@
 #include "load/loadrunner.h"
 #include "source/jsonlreplay.h"
 #include "source/runsnapshotter.h"
+#include "source/runsource.h"
 
 #include <QObject>
 
@@ -10,40 +11,31 @@
 
 namespace ks {
 
-/// Turns a saved run file into the same events a live experiment sends
-/// (ExperimentRunner's armStarted/progressed/snapshotReady/armFinished), so
-/// the dashboard fills from a file exactly as it did live. Records, scrapes and
+/// The RunSource of a saved run file: the same typed events a live experiment
+/// sends (ExperimentRunner), so the dashboard fills from a file exactly as it
+/// did live. JsonlReplay reads the file; each line's JSON is parsed once there. Records, scrapes and
 /// probe outputs flow through the core RunSnapshotter, and a snapshot is taken
 /// at each `tick` line, where the live run took one. A file without ticks
 /// (written before they existed, or by another tool) gets a snapshot each time
 /// the replay's run time passes another 100 ms of request end times, plus one
 /// at the end of every run.
-class ReplayFeed : public QObject {
+class ReplayFeed : public RunSource {
     Q_OBJECT
 public:
     ReplayFeed(QString path, double speed, QObject* parent = nullptr);
 
     void start();
-    void stop();
-    /// Stops, drops every connection to `listener` and deletes itself once control is back in the
-    /// event loop, so a listener may call it from one of the feed's own signals.
-    void discard(QObject* listener);
+    void stop() override;
+    /// Stops, drops every connection from its signals (so no listener hears the
+    /// stop) and deletes itself once control is back in the event loop, so a
+    /// listener may call it from one of the feed's own signals.
+    void discard();
     void setPaused(bool paused);
     void setSpeed(double speed);
     /// Plays as fast as possible until `bytes` of the file are read, then at the set speed (scrubbing).
     void fastForwardTo(qint64 bytes);
     qint64 bytesRead() const { return m_replay.bytesRead(); }
     qint64 bytesTotal() const { return m_replay.bytesTotal(); }
-
-signals:
-    void runStarted(const QString& run, int index, int total);
-    void progressed(const ks::LoadProgress& progress);
-    void snapshotReady(const QString& run, const ks::RunSnapshot& snapshot);
-    void runFinished(const QString& run, const QByteArray& summaryJson);
-    void issueFound(qint64 line, const QString& message);
-    /// What the live run showed on its Log page: server output and lifecycle events.
-    void serverLine(const QString& line);
-    void finished(const QString& message);
 
 private:
     void onRunStarted(const RunInfo& info);

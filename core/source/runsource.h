@@ -1,57 +1,83 @@
 #pragma once
 
+#include "load/loadrunner.h"
 #include "metrics/aggregator.h"
-#include "metrics/specdecode.h"
-#include "store/requestrecord.h"
+#include "metrics/summaryline.h"
+#include "store/runfile.h"
 
 #include <QObject>
 #include <QString>
-#include <QVector>
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
 
 namespace ks {
 
+/// An experiment's `experiment` line, parsed once where it is (the runner that
+/// writes it, the reader of a file), with what the dashboard reads named.
+struct ExperimentInfo {
+    nlohmann::json line; ///< the line as written (a file's: cleaned by the reader)
+    QString tool; ///< "knobscope 1.2.0"
+    QString startedAt; ///< ISO 8601, UTC
+    bool hasProbes = false; ///< the spec has probes: snapshots count probe outputs from the start
+};
+
+/// The start of a run (an arm, a sweep step, a steered segment, a probe pass).
 struct RunInfo {
     QString run;
     QString config;
     QString arm;
     QString model;
-    QByteArray json; ///< the `run` line as written
+    int index = 0; ///< 0-based, over the experiment
+    int total = 0; ///< runs expected (an estimate when sweeps may stop early); 0: not known (a replay)
+    /// The `run` line, when the source has it at the start: a file's; a live
+    /// run writes its line once the load has started, so it is null there
+    /// (runRecorded carries it).
+    nlohmann::json line;
 };
 
-/// Where runs come from: a live experiment or a saved file. Both emit the same
-/// value-type events, so everything downstream (aggregation, charts, reports)
-/// has one path for live and replayed data (DESIGN.md section 3).
+/// Builds an ExperimentInfo from an `experiment` line.
+ExperimentInfo experimentInfoFromLine(nlohmann::json line);
+/// Registers the value types RunSource sends, for queued connections across threads.
+void registerRunSourceTypes();
+
+/// Where the dashboard's runs come from: a live experiment (ExperimentRunner,
+/// in a worker thread) or a saved file (ReplayFeed). Both send the same typed
+/// values, parsed once at the source, so the window, the pages and the
+/// terminal have one path for live and replayed data (DESIGN.md section 3).
 class RunSource : public QObject {
     Q_OBJECT
 public:
     using QObject::QObject;
 
-    virtual void start() = 0;
+    /// Ends the source; finished() follows.
     virtual void stop() = 0;
 
 signals:
-    /// The `experiment` line (JSON text, cleaned by the reader).
-    void experimentRead(const QByteArray& json);
+    /// The experiment's first line, before its first run.
+    void experimentStarted(const ks::ExperimentInfo& info);
     void runStarted(const ks::RunInfo& info);
-    void recordsReady(const QVector<ks::RequestRecord>& records);
-    /// The run's stored summary line (JSON text), when the source has one.
-    void runFinished(const QString& run, const QByteArray& summaryJson);
-    /// A scrape of the server's metrics (-1: the server did not report it).
-    void serverSampled(const QString& run, qint64 tUs, double running, double waiting, double kvCacheUsage);
-    /// A scrape's speculative-decoding figures (a `server` line's `spec_decode`).
-    void specDecodeSampled(const QString& run, const ks::SpecDecodeCounters& counters);
-    /// A sample of the GPUs (`gpu` lines: nvidia-smi during the run).
-    void gpuSampled(const QString& run, qint64 tUs, const ks::GpuGauges& gauges);
-    /// A server lifecycle event or a line of server output (`server_event` records).
-    void serverEventRead(const QString& run, const QString& event, const QString& detail);
-    /// The live run took a snapshot here (`tick` lines, µs on the run's clock):
-    /// every record and scrape of the run before it has been sent.
-    void snapshotTaken(const QString& run, qint64 tUs);
-    /// A line the source could not use; replay goes on.
+    /// Progress of the current run, at most 10 times a second (with the snapshots).
+    void progressed(const ks::LoadProgress& progress);
+    /// Statistics of the current run since its start, at most 10 times a second.
+    void snapshotReady(const QString& run, const ks::RunSnapshot& snapshot);
+    /// A run's summary (without the file line's "type").
+    void runFinished(const QString& run, const ks::RunSummary& summary);
+    /// A finished run as the file holds it (run line, records, summary), where
+    /// the source has it whole (a live run): a window shows it without reading
+    /// back the file that is still being written.
+    void runRecorded(std::shared_ptr<const ks::RunData> run);
+    /// Server output and lifecycle events, as the Log page shows them.
+    void serverLine(const QString& line);
+    /// A line of a file the source could not use; it goes on.
     void issueFound(qint64 line, const QString& message);
-    void finished();
+    /// `message` is empty when all went well, else what went wrong or was skipped.
+    void finished(const QString& message);
 };
 
 } // namespace ks
 
+Q_DECLARE_METATYPE(ks::ExperimentInfo)
 Q_DECLARE_METATYPE(ks::RunInfo)
+Q_DECLARE_METATYPE(std::shared_ptr<const ks::RunData>)

@@ -56,13 +56,13 @@ Collected replay(const QString& path, double speed)
     Collected c;
     JsonlReplay replay(path, speed);
     QObject::connect(
-        &replay, &RunSource::runStarted, [&](const RunInfo& i) { c.runs << i.run + QLatin1Char(':') + i.config; });
-    QObject::connect(&replay, &RunSource::recordsReady,
+        &replay, &JsonlReplay::runStarted, [&](const RunInfo& i) { c.runs << i.run + QLatin1Char(':') + i.config; });
+    QObject::connect(&replay, &JsonlReplay::recordsReady,
         [&](const QVector<RequestRecord>& b) { c.records.insert(c.records.end(), b.begin(), b.end()); });
     QObject::connect(
-        &replay, &RunSource::runFinished, [&](const QString& run, const QByteArray&) { c.summaries << run; });
-    QObject::connect(&replay, &RunSource::issueFound, [&](qint64 line, const QString&) { c.issueLines << line; });
-    QSignalSpy finished(&replay, &RunSource::finished);
+        &replay, &JsonlReplay::summaryRead, [&](const QString& run, const nlohmann::json&) { c.summaries << run; });
+    QObject::connect(&replay, &JsonlReplay::issueFound, [&](qint64 line, const QString&) { c.issueLines << line; });
+    QSignalSpy finished(&replay, &JsonlReplay::finished);
     replay.start();
     if (finished.isEmpty())
         finished.wait(20000);
@@ -118,10 +118,10 @@ private slots:
         // At 1e-6x the first request (ends 2 ms into the run) is due after 2000 s.
         JsonlReplay replay(path, 1e-6);
         int records = 0;
-        connect(&replay, &RunSource::recordsReady, this,
+        connect(&replay, &JsonlReplay::recordsReady, this,
             [&](const QVector<RequestRecord>& b) { records += int(b.size()); });
-        QSignalSpy started(&replay, &RunSource::runStarted);
-        QSignalSpy finished(&replay, &RunSource::finished);
+        QSignalSpy started(&replay, &JsonlReplay::runStarted);
+        QSignalSpy finished(&replay, &JsonlReplay::finished);
         replay.start();
         QVERIFY(started.wait(5000)); // the first pass has read the run line and met the first request
         QCOMPARE(records, 0);
@@ -137,15 +137,15 @@ private slots:
         QVERIFY(writeRun(path, { 100 })); // the request ends 102 ms into the run
         JsonlReplay replay(path, 1.0);
         int records = 0;
-        connect(&replay, &RunSource::recordsReady, this,
+        connect(&replay, &JsonlReplay::recordsReady, this,
             [&](const QVector<RequestRecord>& b) { records += int(b.size()); });
-        QSignalSpy started(&replay, &RunSource::runStarted);
+        QSignalSpy started(&replay, &JsonlReplay::runStarted);
         // The same file replayed beside it at 1x, unpaused: once that one has passed the request's
         // end and delivered it, the paused one would have too, had its run clock moved.
         const auto replayedAtOnce = [this, &path] {
             auto control = std::make_unique<JsonlReplay>(path, 1.0);
             auto delivered = std::make_shared<int>(0);
-            connect(control.get(), &RunSource::recordsReady, this,
+            connect(control.get(), &JsonlReplay::recordsReady, this,
                 [delivered](const QVector<RequestRecord>& b) { *delivered += int(b.size()); });
             control->start();
             return std::make_pair(std::move(control), delivered);
@@ -166,7 +166,7 @@ private slots:
             QTRY_COMPARE_WITH_TIMEOUT(*delivered, 1, 5000);
         }
         QCOMPARE(records, 0);
-        QSignalSpy finished(&replay, &RunSource::finished);
+        QSignalSpy finished(&replay, &JsonlReplay::finished);
         replay.setSpeed(0); // as fast as possible: due at once
         QVERIFY(finished.wait(5000));
         QCOMPARE(records, 1);

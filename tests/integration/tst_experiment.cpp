@@ -387,7 +387,7 @@ private slots:
         auto parsed = parseExperimentSpec(QByteArray::fromStdString(spec.dump()));
         ExperimentRunner runner(std::get<ExperimentSpec>(std::move(parsed)), out);
         QSignalSpy finished(&runner, &ExperimentRunner::finished);
-        QSignalSpy armStarted(&runner, &ExperimentRunner::armStarted);
+        QSignalSpy armStarted(&runner, &ExperimentRunner::runStarted);
         QVERIFY(runner.start().isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(portAnswers(port), 30000); // the server is up, but never ready
         runner.stop();
@@ -411,7 +411,7 @@ private slots:
 
     // The run file's folder removed mid-arm: the next flush notices, the arm
     // stops, the server is stopped, and the error names the file. The arm's
-    // summary still reaches armFinished() (a dashboard shows it), and the
+    // summary still reaches runFinished() (a dashboard shows it), and the
     // message says it could not be saved.
     void aVanishedFolderStopsTheRunNamingTheFile()
     {
@@ -426,7 +426,7 @@ private slots:
         auto parsed = parseExperimentSpec(QByteArray::fromStdString(spec.dump()));
         ExperimentRunner runner(std::get<ExperimentSpec>(std::move(parsed)), out);
         QSignalSpy finished(&runner, &ExperimentRunner::finished);
-        QSignalSpy armFinished(&runner, &ExperimentRunner::armFinished);
+        QSignalSpy armFinished(&runner, &ExperimentRunner::runFinished);
         bool removed = false;
         connect(&runner, &ExperimentRunner::progressed, this, [&](const LoadProgress& p) {
             if (removed || p.done < 20)
@@ -442,7 +442,7 @@ private slots:
         QVERIFY2(message.contains(QStringLiteral("not the summary of mns2/long")), qPrintable(message));
         QCOMPARE(runner.fileError(), message.section(QLatin1Char('\n'), 0, 0));
         QCOMPARE(armFinished.size(), 1);
-        const auto summary = json::parse(armFinished.first().at(1).toByteArray().toStdString());
+        const json summary = runSummaryToJson(armFinished.first().at(1).value<RunSummary>());
         QCOMPARE(summary["status"].get<std::string>(), std::string("stopped"));
         QVERIFY(summary["requests"].get<int>() >= 20 && summary["requests"].get<int>() < 100000);
         QVERIFY(!portAnswers(port));

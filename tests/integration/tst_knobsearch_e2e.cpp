@@ -163,7 +163,7 @@ private slots:
         ExperimentRunner runner(std::get<ExperimentSpec>(std::move(parsed)), path);
         QSignalSpy finished(&runner, &ExperimentRunner::finished);
         QList<int> totals;
-        connect(&runner, &ExperimentRunner::armStarted, this, [&](const QString&, int, int total) { totals << total; });
+        connect(&runner, &ExperimentRunner::runStarted, this, [&](const RunInfo& info) { totals << info.total; });
         // Stop once the first probe's arm is recorded: the search ends with that probe.
         connect(&runner, &ExperimentRunner::runRecorded, &runner, &ExperimentRunner::stop, Qt::QueuedConnection);
         QCOMPARE(runner.start(), QString());

@@ -10,6 +10,7 @@
 #include "pages/livepage.h"
 #include "pages/steerbox.h"
 #include "source/runsnapshotter.h"
+#include "source/runsource.h"
 #include "store/runfile.h"
 #include "window/mainwindow.h"
 
@@ -53,6 +54,14 @@ struct Recorded {
     RunSnapshot snapshot;
 };
 
+/// Calls `f` in the test's thread with every snapshot of the experiments `window` runs
+/// (the runner's, connected as soon as the window's controller hands its source over).
+template <class F> void onSnapshots(MainWindow& window, QObject* context, F f)
+{
+    QObject::connect(window.controller(), &RunController::sourceStarted, context,
+        [context, f](RunSource* source) { QObject::connect(source, &RunSource::snapshotReady, context, f); });
+}
+
 } // namespace
 
 class TestDashboard : public QObject {
@@ -68,10 +77,7 @@ private slots:
         QString error;
         QVERIFY(window.document()->load(QByteArray::fromStdString(shortSpec(64).dump()), &error));
         std::vector<Recorded> seen;
-        connect(window.controller(), &RunController::snapshotReady, this,
-            [&seen](const QString& run, const RunSnapshot& s) {
-                seen.push_back({ run, s });
-            });
+        onSnapshots(window, this, [&seen](const QString& run, const RunSnapshot& s) { seen.push_back({ run, s }); });
         QSignalSpy ended(&window, &MainWindow::runEnded);
         window.run();
         QVERIFY(window.isRunning());
@@ -132,10 +138,11 @@ private slots:
         window.show();
         QString error;
         QVERIFY(window.document()->load(QByteArray::fromStdString(shortSpec(100000).dump()), &error));
-        QSignalSpy snapshots(window.controller(), &RunController::snapshotReady);
+        int snapshots = 0;
+        onSnapshots(window, this, [&snapshots] { ++snapshots; });
         QSignalSpy ended(&window, &MainWindow::runEnded);
         window.run();
-        QVERIFY(snapshots.wait(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(snapshots > 0, 30000);
         window.stop();
         QVERIFY(ended.wait(30000));
         QVERIFY(!window.isRunning());
@@ -171,12 +178,11 @@ private slots:
         QVERIFY(window.document()->load(QByteArray::fromStdString(shortSpec(100000).dump()), &error));
         QStringList runs;
         int steeredSnapshots = 0;
-        connect(
-            window.controller(), &RunController::snapshotReady, this, [&runs, &steeredSnapshots](const QString& run) {
-                if (!runs.contains(run))
-                    runs << run;
-                steeredSnapshots += run == QLatin1String("mns4/burst~c12") ? 1 : 0;
-            });
+        onSnapshots(window, this, [&runs, &steeredSnapshots](const QString& run) {
+            if (!runs.contains(run))
+                runs << run;
+            steeredSnapshots += run == QLatin1String("mns4/burst~c12") ? 1 : 0;
+        });
         QSignalSpy answered(window.controller(), &RunController::steerAnswered);
         QSignalSpy ended(&window, &MainWindow::runEnded);
         // A saved run as the baseline, drawn under the live arm as it runs (matched by position).
@@ -269,7 +275,7 @@ private slots:
         QString error;
         QVERIFY(window.document()->load(QByteArray::fromStdString(spec.dump()), &error));
         QStringList runs;
-        connect(window.controller(), &RunController::snapshotReady, this, [&runs](const QString& run) {
+        onSnapshots(window, this, [&runs](const QString& run) {
             if (!runs.contains(run))
                 runs << run;
         });

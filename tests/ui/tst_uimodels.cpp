@@ -75,19 +75,20 @@ private slots:
         runs.progressed(QStringLiteral("a/stress"), 32, 64);
         QCOMPARE(runs.data(runs.index(0, RunListModel::ProgressColumn), RunListModel::kProgressRole).toInt(), 500);
         runs.runFinished(QStringLiteral("a/stress"),
-            { { "status", "completed" }, { "requests", 64 }, { "ttft_ms", { { "p50", 418.5 } } },
-                { "warnings", { "this arm never queued: it measured an idle server" } } });
+            runSummaryFromJson({ { "status", "completed" }, { "requests", 64 }, { "ttft_ms", { { "p50", 418.5 } } },
+                { "warnings", { "this arm never queued: it measured an idle server" } } }));
         QCOMPARE(runs.data(runs.index(0, RunListModel::TtftColumn)).toString(), QStringLiteral("418.5"));
         QVERIFY(
             runs.data(runs.index(0, RunListModel::StatusColumn)).toString().contains(QStringLiteral("idle server")));
         QVERIFY(runs.data(runs.index(0, RunListModel::TtftColumn), Qt::ToolTipRole).isNull()); // no split: no tip
-        runs.runFinished(QStringLiteral("b/stress"), { { "status", "stopped" } }); // never started: still listed
+        runs.runFinished(
+            QStringLiteral("b/stress"), runSummaryFromJson({ { "status", "stopped" } })); // never started: still listed
         QCOMPARE(runs.rowCount(), 2);
         runs.runFinished(QStringLiteral("b/stress"),
-            { { "status", "completed" },
+            runSummaryFromJson({ { "status", "completed" },
                 { "ttft_split_ms",
                     { { "queue", { { "p50", 250.0 }, { "mean", 7.5 } } }, { "prefill", { { "p50", 420.0 } } },
-                        { "rest", { { "mean", 150.0 } } }, { "source", "vllm-histograms" } } } });
+                        { "rest", { { "mean", 150.0 } } }, { "source", "vllm-histograms" } } } }));
         // From histograms the exact means: a p50 is only known to its bucket.
         QCOMPARE(runs.data(runs.index(1, RunListModel::TtftColumn), Qt::ToolTipRole).toString(),
             QStringLiteral("TTFT split: queue mean 7.5, prefill p50 420.0, rest mean 150.0 ms (vllm-histograms)"));

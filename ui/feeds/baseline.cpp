@@ -53,16 +53,9 @@ const RunSnapshot* Baseline::finalFor(const QString& liveRun, int order) const
     return it != finals.cend() ? &*it : nullptr;
 }
 
-Baseline::SummaryP50 Baseline::p50Of(const nlohmann::json& summary)
+Baseline::SummaryP50 Baseline::p50Of(const RunSummary& summary)
 {
-    auto p50 = [&summary](const char* metric) {
-        const auto m = summary.is_object() ? summary.find(metric) : summary.end();
-        if (m == summary.end() || !m->is_object())
-            return -1.0;
-        const auto v = m->find("p50");
-        return v != m->end() && v->is_number() ? v->get<double>() : -1.0;
-    };
-    return { p50("ttft_ms"), p50("tpot_ms") };
+    return { RunSummary::p50Of(summary.ttftMs), RunSummary::p50Of(summary.tpotMs) };
 }
 
 BaselineLoader::~BaselineLoader() = default;
@@ -85,14 +78,13 @@ void BaselineLoader::load(const QString& path)
             arms.push_back({ name, {} });
         return arms.back();
     };
-    connect(m_feed, &ReplayFeed::runStarted, this, [armOf](const QString& run) { armOf(run); });
+    connect(m_feed, &ReplayFeed::runStarted, this, [armOf](const RunInfo& info) { armOf(info.run); });
     connect(m_feed, &ReplayFeed::snapshotReady, this, [this, armOf](const QString& run, const RunSnapshot& snapshot) {
         armOf(run).snapshots.push_back(snapshot);
         if (snapshot.ttftMs.count > 0)
             m_reading->finals.insert(run, snapshot);
     });
-    connect(m_feed, &ReplayFeed::runFinished, this, [this](const QString& run, const QByteArray& json) {
-        const nlohmann::json summary = nlohmann::json::parse(json.toStdString(), nullptr, false);
+    connect(m_feed, &ReplayFeed::runFinished, this, [this](const QString& run, const RunSummary& summary) {
         m_reading->summaries.insert(run, Baseline::p50Of(summary));
     });
     connect(m_feed, &ReplayFeed::finished, this, [this, path](const QString&) {
@@ -114,7 +106,7 @@ void BaselineLoader::cancel()
 {
     if (!m_feed)
         return;
-    std::exchange(m_feed, nullptr)->discard(this);
+    std::exchange(m_feed, nullptr)->discard();
     m_reading.reset();
 }
 

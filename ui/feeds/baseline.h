@@ -1,6 +1,7 @@
 #pragma once
 
 #include "metrics/aggregator.h"
+#include "metrics/summaryline.h"
 
 #include <QHash>
 #include <QObject>
@@ -34,8 +35,8 @@ struct Baseline {
         double ttft = -1, tpot = -1;
     };
     QHash<QString, SummaryP50> summaries;
-    /// TTFT and TPOT p50 of a summary line, -1 where missing or wrong-typed.
-    static SummaryP50 p50Of(const nlohmann::json& summary);
+    /// TTFT and TPOT p50 of a summary, -1 where missing or wrong-typed.
+    static SummaryP50 p50Of(const RunSummary& summary);
 
     /// The figures a live run is compared with: those of the run of the same
     /// name (a steered segment against the same segment), else of its arm's first run.

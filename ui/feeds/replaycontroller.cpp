@@ -10,7 +10,7 @@
 namespace ks {
 
 ReplayController::ReplayController(ReplayBar* bar, QObject* parent)
-    : RunFeed(parent)
+    : QObject(parent)
     , m_bar(bar)
 {
     connect(m_bar, &ReplayBar::speedChanged, this, [this](double speed) {
@@ -42,15 +42,8 @@ void ReplayController::restart(double fraction)
         return;
     emit replayStarting(m_path);
     m_feed = new ReplayFeed(m_path, m_bar->speed(), this);
-    connect(m_feed, &ReplayFeed::runStarted, this, &ReplayController::runStarted);
-    connect(m_feed, &ReplayFeed::progressed, this, &ReplayController::progressed);
-    connect(m_feed, &ReplayFeed::snapshotReady, this, &ReplayController::snapshotReady);
-    connect(m_feed, &ReplayFeed::runFinished, this, &ReplayController::runFinished);
-    connect(m_feed, &ReplayFeed::serverLine, this, &ReplayController::serverLine);
-    connect(m_feed, &ReplayFeed::finished, this, [this](const QString& message) {
-        m_bar->setPosition(1, 1);
-        emit finished(message);
-    });
+    connect(m_feed, &ReplayFeed::finished, this, [this] { m_bar->setPosition(1, 1); });
+    emit sourceStarted(m_feed);
     m_bar->setFileName(QFileInfo(m_path).fileName());
     m_bar->setPaused(false);
     m_bar->show();
@@ -64,7 +57,7 @@ void ReplayController::stop()
 {
     if (!m_feed)
         return;
-    std::exchange(m_feed, nullptr)->discard(this);
+    std::exchange(m_feed, nullptr)->discard(); // disconnects the window too
     m_position.stop();
 }
 

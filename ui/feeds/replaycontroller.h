@@ -1,18 +1,18 @@
 #pragma once
 
-#include "runfeed.h"
-
+#include <QObject>
 #include <QTimer>
 
 namespace ks {
 
 class ReplayBar;
 class ReplayFeed;
+class RunSource;
 
-/// Plays a saved run file into the dashboard as a RunFeed, so the window
-/// treats replayed and live data alike (finished() lists skipped lines). It owns the
-/// core ReplayFeed and keeps the replay toolbar (speed, pause, scrub) in step.
-class ReplayController : public RunFeed {
+/// Plays a saved run file into the dashboard: it owns the core ReplayFeed, a
+/// RunSource the window connects to as it does to a live run's
+/// (sourceStarted()), and keeps the replay toolbar (speed, pause, scrub) in step.
+class ReplayController : public QObject {
     Q_OBJECT
 public:
     ReplayController(ReplayBar* bar, QObject* parent = nullptr);
@@ -28,6 +28,9 @@ public:
 signals:
     /// The charts must be cleared: a replay (re)starts from the beginning.
     void replayStarting(const QString& path);
+    /// The replay's source, not started yet: connect to it now. A restart (a
+    /// seek) discards it, disconnecting every listener, and hands over a new one.
+    void sourceStarted(ks::RunSource* source);
 
 private:
     ReplayBar* m_bar;

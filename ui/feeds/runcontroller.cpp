@@ -5,10 +5,9 @@
 namespace ks {
 
 RunController::RunController(QObject* parent)
-    : RunFeed(parent)
+    : QObject(parent)
 {
-    qRegisterMetaType<RunSnapshot>();
-    qRegisterMetaType<LoadProgress>();
+    registerRunSourceTypes();
 }
 
 RunController::~RunController()
@@ -29,13 +28,7 @@ void RunController::start(const ExperimentSpec& spec, const QString& outPath)
     m_runner = runner;
     runner->moveToThread(m_thread);
     connect(m_thread, &QThread::finished, runner, &QObject::deleteLater);
-    connect(runner, &ExperimentRunner::armStarted, this, &RunController::runStarted);
-    connect(runner, &ExperimentRunner::progressed, this, &RunController::progressed);
-    connect(runner, &ExperimentRunner::snapshotReady, this, &RunController::snapshotReady);
-    connect(runner, &ExperimentRunner::armFinished, this, &RunController::runFinished);
-    connect(runner, &ExperimentRunner::serverLine, this, &RunController::serverLine);
-    connect(runner, &ExperimentRunner::experimentStarted, this, &RunController::experimentStarted);
-    connect(runner, &ExperimentRunner::runRecorded, this, &RunController::runRecorded);
+    emit sourceStarted(runner); // before the thread runs: no signal of the runner is missed
     connect(runner, &ExperimentRunner::finished, this, [this](const QString& message) {
         cleanUp();
         emit finished(message);
@@ -50,6 +43,11 @@ void RunController::start(const ExperimentSpec& spec, const QString& outPath)
                 emit finished(error);
             });
     });
+}
+
+RunSource* RunController::source() const
+{
+    return m_runner;
 }
 
 void RunController::stop()

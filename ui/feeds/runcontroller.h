@@ -1,6 +1,5 @@
 #pragma once
 
-#include "runfeed.h"
 #include "spec/experimentspec.h"
 #include "store/runfile.h"
 
@@ -13,11 +12,13 @@
 namespace ks {
 
 class ExperimentRunner;
+class RunSource;
 
 /// Runs one experiment at a time in a worker thread (STYLE.md: worker
-/// lifecycle) and relays its value-type signals to the GUI thread. The window
+/// lifecycle). The window follows the run through the runner's own RunSource
+/// signals (queued into the GUI thread), handed over by sourceStarted(); it
 /// never waits on the run: start and stop return at once.
-class RunController : public RunFeed {
+class RunController : public QObject {
     Q_OBJECT
 public:
     explicit RunController(QObject* parent = nullptr);
@@ -34,12 +35,16 @@ public:
     void steerRate(double rate);
     bool isRunning() const { return m_thread != nullptr; }
     QString outPath() const { return m_outPath; }
+    /// The running experiment's source; nullptr when none runs.
+    RunSource* source() const;
 
 signals:
-    /// The run file's `experiment` line, and then each finished run as the file
-    /// holds it: the window follows the experiment without reading the file back.
-    void experimentStarted(const QByteArray& json);
-    void runRecorded(std::shared_ptr<const ks::RunData> run);
+    /// An experiment's runner exists and has not started yet: connect to its
+    /// signals now (they arrive queued, from the worker thread). Deleted with its thread.
+    void sourceStarted(ks::RunSource* source);
+    /// The experiment ended and its thread is gone (isRunning() is false):
+    /// `message` is empty when all went well, else what went wrong.
+    void finished(const QString& message);
     /// `refused` is empty when the arm now runs at `setting` ("concurrency 12",
     /// "rate 4.5"), else why not.
     void steerAnswered(const QString& setting, const QString& refused);

@@ -146,7 +146,7 @@ void RunListModel::clearBaselineRatios()
         emit dataChanged(index(0, BaselineColumn), index(rowCount() - 1, BaselineColumn));
 }
 
-void RunListModel::runFinished(const QString& run, const nlohmann::json& summary)
+void RunListModel::runFinished(const QString& run, const RunSummary& summary)
 {
     int row = rowOf(run);
     if (row < 0) {
@@ -154,24 +154,20 @@ void RunListModel::runFinished(const QString& run, const nlohmann::json& summary
         row = rowOf(run);
     }
     Row& r = m_rows[std::size_t(row)];
-    r.status = QString::fromStdString(summary.value("status", std::string("completed")));
-    r.done = summary.value("requests", r.done);
+    r.status = summary.statusText();
+    if (summary.requests)
+        r.done = int(*summary.requests);
     if (r.expected == 0)
         r.expected = r.done;
-    if (const auto ttft = summary.find("ttft_ms"); ttft != summary.end() && ttft->is_object()) {
-        // The reader drops a wrong-typed p50, so it may be missing (const operator[] must not be used then).
-        if (const auto p50 = ttft->find("p50"); p50 != ttft->end() && p50->is_number())
-            r.ttftP50 = p50->get<double>();
-    }
-    r.ttftSplit = ttftSplitBrief(summary);
-    r.warnings.clear();
-    for (const auto& w : summary.value("warnings", nlohmann::json::array()))
-        r.warnings << QString::fromStdString(w.get<std::string>());
-    if (const auto drift = summary.find("drift"); drift != summary.end()) {
-        const QString text = QStringLiteral("%1 of %2 probes changed")
-                                 .arg(drift->value("mismatches", 0))
-                                 .arg(drift->value("probes", 0));
-        if (drift->value("mismatches", 0) > 0)
+    // The reader drops a wrong-typed p50, so it may be missing.
+    if (summary.ttftMs && summary.ttftMs->p50)
+        r.ttftP50 = *summary.ttftMs->p50;
+    r.ttftSplit = ttftSplitBrief(summary.rest);
+    r.warnings = summary.warnings.value_or(QStringList());
+    if (summary.driftMismatches() >= 0) {
+        const QString text
+            = QStringLiteral("%1 of %2 probes changed").arg(summary.driftMismatches()).arg(summary.driftProbes());
+        if (summary.driftMismatches() > 0)
             r.warnings << text;
         else
             r.status += QStringLiteral(": ") + text;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "metrics/summaryline.h"
+
 #include <QAbstractTableModel>
 
 #include <nlohmann/json.hpp>
@@ -30,7 +32,7 @@ public:
     /// The run against the Live page's baseline ("TTFT 1.05× · TPOT 0.98×"), with how it was computed.
     void updateBaselineRatio(const QString& run, const QString& text, const QString& toolTip);
     void clearBaselineRatios();
-    void runFinished(const QString& run, const nlohmann::json& summary);
+    void runFinished(const QString& run, const RunSummary& summary);
     QStringList runs() const;
 
 private:

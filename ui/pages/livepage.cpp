@@ -381,36 +381,37 @@ void LivePage::progressed(const QString& run, int done, int expected)
     m_runs->progressed(run, done, expected);
 }
 
-void LivePage::runFinished(const QString& run, const nlohmann::json& summary)
+void LivePage::runFinished(const QString& run, const RunSummary& summary)
 {
     m_runs->runFinished(run, summary);
     const int row = m_labelRows.value(run);
     // Only at an arm's labelled start: the notes of a sweep's many short steps would stack into a band
     // (the runs table gives every step's warning).
-    if (summary.value("gentle", false) && m_labelledRuns.contains(run))
+    if (summary.gentle.value_or(false) && m_labelledRuns.contains(run))
         m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("gentle"), row);
-    if (summary.value("status", std::string()) == "server_exited")
+    if (summary.status == QLatin1String("server_exited"))
         m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("server exited"), row);
     addKneePoint(summary);
     m_finishedRuns.insert(run, summary);
     updateBaselineRatioAtEnd(run, summary);
 }
 
-void LivePage::addKneePoint(const nlohmann::json& summary)
+void LivePage::addKneePoint(const RunSummary& summary)
 {
-    const auto sweep = summary.find("sweep");
-    if (sweep == summary.end() || !sweep->is_object())
+    const nlohmann::json& sweep = summary.sweep;
+    if (!sweep.is_object())
         return;
     Slo slo;
-    if (const auto s = summary.find("slo"); s != summary.end() && s->is_object()) {
-        slo.ttftMs = s->value("ttft_ms", 0.0);
-        slo.tpotMs = s->value("tpot_ms", 0.0);
+    if (summary.slo.is_object()) {
+        slo.ttftMs = summary.slo.value("ttft_ms", 0.0);
+        slo.tpotMs = summary.slo.value("tpot_ms", 0.0);
     }
-    const std::optional<SweepPoint> point = sweepPoint(summary, slo);
+    // The sweep's figures as compare reads them (sweepcapacity.h takes the summary object).
+    const std::optional<SweepPoint> point = sweepPoint(runSummaryToJson(summary), slo);
     if (!point)
         return;
-    const QString arm = QString::fromStdString(sweep->value("arm", std::string()));
-    const bool overRate = sweep->value("over", std::string("rate")) == "rate";
+    const QString arm = QString::fromStdString(sweep.value("arm", std::string()));
+    const bool overRate = sweep.value("over", std::string("rate")) == "rate";
     const QString title = tr("Knee: %1 (sweep over %2)").arg(arm, overRate ? tr("rate") : tr("concurrency"));
     if (m_knee->arm() != title) // a new sweep arm starts its own chart
         m_knee->reset(title, overRate, slo);

@@ -2,6 +2,7 @@
 
 #include "feeds/baseline.h"
 #include "metrics/aggregator.h"
+#include "metrics/summaryline.h"
 #include "steerbox.h"
 
 #include <QHash>
@@ -40,7 +41,7 @@ public:
     void runStarted(const QString& run);
     void addSnapshot(const QString& run, const RunSnapshot& snapshot);
     void progressed(const QString& run, int done, int expected);
-    void runFinished(const QString& run, const nlohmann::json& summary);
+    void runFinished(const QString& run, const RunSummary& summary);
     /// The steering control (Live page, "Steer"): enabled for a running plain
     /// concurrency or rate arm at its current setting, else disabled saying why.
     void setSteerable(bool steerable, SteerBox::Kind kind, double value, const QString& why = {});
@@ -87,13 +88,13 @@ private:
     void addPercentiles(
         const QString& chart, const QString& config, const QString& suffix, const PercentileSummary& s, double x);
     void updateLegend();
-    void addKneePoint(const nlohmann::json& summary);
+    void addKneePoint(const RunSummary& summary);
     void applySeriesVisibility();
     void drawBaselineArms();
     void drawBaselineArm(int index);
     int armStartOf(const QString& run) const; ///< index in m_armStarts of the run's arm, -1 if none
     void updateBaselineRatio(const QString& run, const RunSnapshot& s);
-    void updateBaselineRatioAtEnd(const QString& run, const nlohmann::json& summary);
+    void updateBaselineRatioAtEnd(const QString& run, const RunSummary& summary);
     void rebuildBaselineMenu();
 
     QHash<QString, TimeSeriesPlot*> m_charts;
@@ -120,8 +121,8 @@ private:
     };
     std::vector<ArmStart> m_armStarts; ///< live arms (not steered segments) in start order
     QHash<QString, RunSnapshot> m_lastSnapshots;
-    QHash<QString, nlohmann::json> m_finishedRuns; ///< run -> its summary, once finished (exact ratios) ///< run -> its
-                                                   ///< latest snapshot (ratios for a baseline picked later)
+    QHash<QString, RunSummary> m_finishedRuns; ///< run -> its summary, once finished (exact ratios) ///< run -> its
+                                               ///< latest snapshot (ratios for a baseline picked later)
     QToolButton* m_baselineButton;
     QMenu* m_baselineMenu;
     QStringList m_baselineCandidates;

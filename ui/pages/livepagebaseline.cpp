@@ -175,7 +175,7 @@ void LivePage::updateBaselineRatio(const QString& run, const RunSnapshot& s)
                 ratioValues(s.ttftMs.p50, base->ttftMs.p50, s.tpotMs.p50, base->tpotMs.p50)));
 }
 
-void LivePage::updateBaselineRatioAtEnd(const QString& run, const nlohmann::json& summary)
+void LivePage::updateBaselineRatioAtEnd(const QString& run, const RunSummary& summary)
 {
     if (!m_baseline)
         return;

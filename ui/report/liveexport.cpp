@@ -20,13 +20,10 @@ QStringList liveChartNames()
 
 void replayIntoLivePage(ReplayFeed& feed, LivePage& live)
 {
-    QObject::connect(&feed, &ReplayFeed::runStarted, &live, [&live](const QString& run) { live.runStarted(run); });
+    QObject::connect(
+        &feed, &ReplayFeed::runStarted, &live, [&live](const RunInfo& info) { live.runStarted(info.run); });
     QObject::connect(&feed, &ReplayFeed::snapshotReady, &live, &LivePage::addSnapshot);
-    QObject::connect(&feed, &ReplayFeed::runFinished, &live, [&live](const QString& run, const QByteArray& json) {
-        const nlohmann::json summary = nlohmann::json::parse(json.toStdString(), nullptr, false);
-        if (!summary.is_discarded())
-            live.runFinished(run, summary);
-    });
+    QObject::connect(&feed, &ReplayFeed::runFinished, &live, &LivePage::runFinished);
 }
 
 bool exportLiveChart(const QString& runFile, const QString& chart, const QString& baselineFile, const QString& out,

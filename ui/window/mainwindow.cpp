@@ -15,6 +15,7 @@
 #include "pages/replaybar.h"
 #include "runstatustext.h"
 #include "settings.h"
+#include "source/runsource.h"
 #include "uiprofile.h"
 #include "windowplacement.h"
 
@@ -74,20 +75,22 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addWidget(m_status, 1);
     m_status->setText(tr("Ready. Press Run (Ctrl+R) to start the experiment."));
 
-    connectFeed(m_controller);
+    // The live experiment: its runner's signals come queued from the worker thread.
+    connect(m_controller, &RunController::sourceStarted, this, [this](RunSource* source) {
+        connectSource(source);
+        connect(source, &RunSource::experimentStarted, this, [this](const ExperimentInfo& info) {
+            m_liveExperiment = std::make_shared<const nlohmann::json>(info.line);
+        });
+        connect(source, &RunSource::runRecorded, this, [this](std::shared_ptr<const RunData> run) {
+            if (!m_liveExperiment)
+                return;
+            const uiprofile::ArmEndTimer timer("record", int(m_liveRuns.size()) + 1);
+            m_liveRuns.push_back(std::move(run));
+            m_loader->showLive(m_liveExperiment, m_liveRuns, m_runFile); // Compare and Drift follow arm by arm
+        });
+    });
     connect(m_controller, &RunController::finished, this, &MainWindow::onFinished);
     connectSteering();
-    connect(m_controller, &RunController::experimentStarted, this, [this](const QByteArray& json) {
-        m_liveExperiment
-            = std::make_shared<const nlohmann::json>(nlohmann::json::parse(json.toStdString(), nullptr, false));
-    });
-    connect(m_controller, &RunController::runRecorded, this, [this](std::shared_ptr<const RunData> run) {
-        if (!m_liveExperiment)
-            return;
-        const uiprofile::ArmEndTimer timer("record", int(m_liveRuns.size()) + 1);
-        m_liveRuns.push_back(std::move(run));
-        m_loader->showLive(m_liveExperiment, m_liveRuns, m_runFile); // Compare and Drift follow arm by arm
-    });
     connect(m_pages, &QTabWidget::currentChanged, this, [this] {
         if (m_pages->currentWidget() == m_compare || m_pages->currentWidget() == m_drift)
             showPendingPages();
@@ -105,12 +108,14 @@ MainWindow::MainWindow(QWidget* parent)
         m_experimentClock.start();
         log(tr("Replaying %1").arg(path));
     });
-    connectFeed(m_replay);
-    connect(m_replay, &ReplayController::finished, this, [this](const QString& message) {
-        m_status->setText(tr("Replay of %1 finished").arg(QFileInfo(m_replay->path()).fileName()));
-        if (!message.isEmpty())
-            log(tr("Lines the replay skipped:\n%1").arg(message));
-        emit replayEnded(message);
+    connect(m_replay, &ReplayController::sourceStarted, this, [this](RunSource* source) {
+        connectSource(source);
+        connect(source, &RunSource::finished, this, [this](const QString& message) {
+            m_status->setText(tr("Replay of %1 finished").arg(QFileInfo(m_replay->path()).fileName()));
+            if (!message.isEmpty())
+                log(tr("Lines the replay skipped:\n%1").arg(message));
+            emit replayEnded(message);
+        });
     });
     connect(m_loader, &RunFileLoader::progress, this,
         [this](int percent, const QString& what) { statusBar()->showMessage(tr("%1 … %2 %").arg(what).arg(percent)); });
@@ -147,13 +152,13 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::connectFeed(RunFeed* feed)
+void MainWindow::connectSource(RunSource* source)
 {
-    connect(feed, &RunFeed::runStarted, this, &MainWindow::onRunStarted);
-    connect(feed, &RunFeed::progressed, this, &MainWindow::onProgress);
-    connect(feed, &RunFeed::snapshotReady, this, &MainWindow::onSnapshot);
-    connect(feed, &RunFeed::runFinished, this, &MainWindow::onRunFinished);
-    connect(feed, &RunFeed::serverLine, this, [this](const QString& line) { log(line); });
+    connect(source, &RunSource::runStarted, this, &MainWindow::onRunStarted);
+    connect(source, &RunSource::progressed, this, &MainWindow::onProgress);
+    connect(source, &RunSource::snapshotReady, this, &MainWindow::onSnapshot);
+    connect(source, &RunSource::runFinished, this, &MainWindow::onRunFinished);
+    connect(source, &RunSource::serverLine, this, [this](const QString& line) { log(line); });
 }
 
 bool MainWindow::openSpec(const QString& path, LaunchTrust::Origin origin)
@@ -244,15 +249,15 @@ void MainWindow::openSpecDialog()
         openSpec(path);
 }
 
-void MainWindow::onRunStarted(const QString& run, int index, int total)
+void MainWindow::onRunStarted(const RunInfo& info)
 {
-    m_currentRun = run;
-    m_runIndex = index;
-    m_runTotal = total;
-    uiprofile::write("arm_start", "\"arm\":" + std::to_string(index + 1));
-    m_live->runStarted(run);
-    log(armStartedLine(run, index, total, m_totalIsEstimate));
-    updateSteering(run);
+    m_currentRun = info.run;
+    m_runIndex = info.index;
+    m_runTotal = info.total;
+    uiprofile::write("arm_start", "\"arm\":" + std::to_string(info.index + 1));
+    m_live->runStarted(info.run);
+    log(armStartedLine(info.run, info.index, info.total, m_totalIsEstimate));
+    updateSteering(info.run);
 }
 
 void MainWindow::onProgress(const LoadProgress& p)
@@ -274,12 +279,9 @@ void MainWindow::onSnapshot(const QString& run, const RunSnapshot& snapshot)
     m_live->addSnapshot(run, snapshot);
 }
 
-void MainWindow::onRunFinished(const QString& run, const QByteArray& summaryJson)
+void MainWindow::onRunFinished(const QString& run, const RunSummary& summary)
 {
     const uiprofile::ArmEndTimer timer("summary", m_runIndex + 1);
-    const nlohmann::json summary = nlohmann::json::parse(summaryJson.toStdString(), nullptr, false);
-    if (summary.is_discarded())
-        return;
     m_live->runFinished(run, summary);
     log(runFinishedLine(run, summary));
 }

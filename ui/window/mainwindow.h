@@ -34,7 +34,9 @@ struct RunData;
 struct RunFile;
 struct LoadedRunFile;
 class RunController;
-class RunFeed;
+class RunSource;
+struct RunInfo;
+struct RunSummary;
 class Settings;
 struct LoadProgress;
 struct RunSnapshot;
@@ -96,7 +98,7 @@ protected:
 
 private:
     /// Live and replayed runs reach the pages through the same slots.
-    void connectFeed(RunFeed* feed);
+    void connectSource(RunSource* source);
     void connectBaseline();
     void newExperiment();
     /// Saves in place, or asks for a name when the spec is new, bundled or a template.
@@ -112,14 +114,14 @@ private:
     void onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result);
     /// Hands Compare and Drift the live comparison they were spared while hidden.
     void showPendingPages();
-    void onRunStarted(const QString& run, int index, int total);
+    void onRunStarted(const RunInfo& info);
     /// Enables the Live page's steering for a running plain concurrency or rate arm.
     void updateSteering(const QString& run);
     /// The Steer box to the run controller and its answers to the log (mainwindowsteering.cpp).
     void connectSteering();
     void onProgress(const LoadProgress& progress);
     void onSnapshot(const QString& run, const RunSnapshot& snapshot);
-    void onRunFinished(const QString& run, const QByteArray& summaryJson);
+    void onRunFinished(const QString& run, const RunSummary& summary);
     void onFinished(const QString& message);
     void log(const QString& line);
     void updateTitle();

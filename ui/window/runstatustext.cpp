@@ -45,14 +45,13 @@ QString armEta(const LoadProgress& p)
     return {};
 }
 
-QString runFinishedLine(const QString& run, const nlohmann::json& summary)
+QString runFinishedLine(const QString& run, const RunSummary& summary)
 {
-    QString line
-        = MainWindow::tr("Finished %1: %2").arg(run, QString::fromStdString(summary.value("status", std::string())));
-    if (const QString split = ttftSplitBrief(summary); !split.isEmpty())
+    QString line = MainWindow::tr("Finished %1: %2").arg(run, summary.status.value_or(QString()));
+    if (const QString split = ttftSplitBrief(summary.rest); !split.isEmpty())
         line += MainWindow::tr("\n  TTFT split: %1").arg(split);
-    for (const auto& w : summary.value("warnings", nlohmann::json::array()))
-        line += QStringLiteral("\n  warning: ") + QString::fromStdString(w.get<std::string>());
+    for (const QString& w : summary.warnings.value_or(QStringList()))
+        line += QStringLiteral("\n  warning: ") + w;
     return line;
 }
 

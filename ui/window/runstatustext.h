@@ -1,5 +1,7 @@
 #pragma once
 
+#include "metrics/summaryline.h"
+
 #include <QStringList>
 
 #include <nlohmann/json.hpp>
@@ -20,7 +22,7 @@ QString armPosition(int index, int total, bool totalIsEstimate);
 /// " · arm ETA m:ss", or empty when nothing predicts the end.
 QString armEta(const LoadProgress& p);
 /// The log line for a finished run: status, TTFT split and warnings.
-QString runFinishedLine(const QString& run, const nlohmann::json& summary);
+QString runFinishedLine(const QString& run, const RunSummary& summary);
 /// What reading a run file noted: its first issues, a cut-off last line, runs without a summary.
 QStringList runFileNotes(const RunFile& file);
 
