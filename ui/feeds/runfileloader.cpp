@@ -126,6 +126,14 @@ void RunFileLoader::analyze(quint64 generation, std::shared_ptr<LoadedRunFile> r
     quick.allowDifferentWorkloads = allowDifferentWorkloads;
     result->compare = compareRuns(*result->file, quick, &error);
     result->error = error; // a refused comparison (different workloads) says why
+    if (result->live && error.isEmpty()) {
+        const QStringList knobs = varyingKnobs(result->compare);
+        QString ignored;
+        if (knobs.isEmpty()
+            || !knobResponse(
+                result->compare, knobs.first(), QStringLiteral("ttft_ms.p99"), &result->liveKnob, &ignored))
+            result->liveKnob = KnobResponse();
+    }
     result->hasProbes = !passes.empty();
     if (result->hasProbes) {
         const QStringList problems = result->drift.problems;

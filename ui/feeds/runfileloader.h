@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compare/knobresponse.h"
 #include "drift/driftanalysis.h"
 #include "store/runfile.h"
 
@@ -23,6 +24,10 @@ struct LoadedRunFile {
     DriftReport drift;
     bool hasProbes = false;
     bool live = false; ///< the experiment running now, as far as it got (showLive)
+    /// Live only: TTFT p99 against the first knob that varies among the finished
+    /// configurations (computed here, on the worker, for the Live page's chart);
+    /// empty knob when none varies yet.
+    KnobResponse liveKnob;
     QString error;
 };
 

@@ -12,17 +12,14 @@ namespace ks {
 
 void LivePage::showKnobRange(const LoadedRunFile& soFar)
 {
-    const QStringList knobs = soFar.error.isEmpty() ? varyingKnobs(soFar.compare) : QStringList();
-    KnobResponse response;
-    QString error;
-    if (knobs.isEmpty()
-        || !knobResponse(soFar.compare, knobs.first(), QStringLiteral("ttft_ms.p99"), &response, &error)) {
+    const KnobResponse& response = soFar.liveKnob; // computed with the comparison, off this thread
+    if (response.knob.isEmpty() || response.series.empty()) {
         m_knob->hide(); // no knob varies yet among the finished arms
         return;
     }
     const QString name = soFar.file ? soFar.file->experimentName(tr("experiment")) : tr("experiment");
     m_knob->setResponse(
-        tr("%1 · %2 against %3 (each finished arm)").arg(name, response.metricTitle, knobs.first()), response);
+        tr("%1 · %2 against %3 (each finished arm)").arg(name, response.metricTitle, response.knob), response);
     m_knob->show();
 }
 

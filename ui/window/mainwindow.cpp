@@ -329,8 +329,8 @@ void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
         statusBar()->showMessage(result->error);
         return;
     }
-    if (result->intervals)
-        return; // the second result only adds intervals; the notes were given with the first
+    if (result->intervals || live)
+        return; // the notes are an opened file's, given once with its first result
     if (result->path == m_replay->path() && result->otherPath.isEmpty() && !isRunning()) {
         // The editor shows the experiment that produced the file, ready to run again.
         const nlohmann::json& spec = result->file->spec();
