@@ -4,6 +4,7 @@
 #include "charts/kneeplot.h"
 #include "charts/knobplot.h"
 #include "charts/timeseriesplot.h"
+#include "feeds/runfileloader.h"
 #include "models/runlistmodel.h"
 #include "progressdelegate.h"
 
@@ -448,6 +449,26 @@ void LivePage::resetZoom()
 {
     for (TimeSeriesPlot* chart : std::as_const(m_charts))
         chart->resetZoom();
+}
+
+void LivePage::showKnobRange(const LoadedRunFile& soFar)
+{
+    // The comparison of the experiment so far, recomputed by the loader as each arm finishes.
+    const KnobResponse& response = soFar.liveKnob; // computed with the comparison, off this thread
+    if (response.knob.isEmpty() || response.series.empty()) {
+        m_knob->hide(); // no knob varies yet among the finished arms
+        return;
+    }
+    const QString name = soFar.file ? soFar.file->experimentName(tr("experiment")) : tr("experiment");
+    m_knob->setResponse(
+        tr("%1 · %2 against %3 (each finished arm)").arg(name, response.metricTitle, response.knob), response);
+    m_knob->show();
+}
+
+void LivePage::revealKnobChart()
+{
+    if (m_knob->isVisible())
+        m_chartScroll->ensureWidgetVisible(m_knob, 0, 0);
 }
 
 } // namespace ks
