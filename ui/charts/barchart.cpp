@@ -25,7 +25,9 @@ BarChart::BarChart(QWidget* parent)
     , m_view(new QChartView(this))
     , m_chart(new QChart)
 {
+    QChart* placeholder = m_view->chart(); // the view's own empty chart: setChart() hands it back
     m_view->setChart(m_chart);
+    delete placeholder;
     m_view->setRenderHint(QPainter::Antialiasing);
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_chart->setAnimationOptions(QChart::NoAnimation); // switching arms must be instant
@@ -46,8 +48,13 @@ void BarChart::setData(
 {
     m_sets = sets;
     m_chart->removeAllSeries();
-    for (QAbstractAxis* axis : m_chart->axes())
+    for (QAbstractAxis* axis : m_chart->axes()) {
+        // removeAxis() gives the axis back to the caller; Qt Charts may still hold its items until the
+        // event loop runs, so it goes then, or with the chart if no event loop runs again.
         m_chart->removeAxis(axis);
+        axis->setParent(m_chart);
+        axis->deleteLater();
+    }
     auto* series = new QBarSeries;
     double top = 0;
     for (const Set& s : sets) {
