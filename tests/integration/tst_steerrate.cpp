@@ -66,6 +66,23 @@ QStringList adHocRun(quint16 port, const QStringList& load, const QString& out)
     + load;
 }
 
+/// Whether the arm has started: its run line is in the file. The runner takes a
+/// steering command only from then on, and writes that line once the load has
+/// started, after the "[1/1] adhoc" progress line (which came too early to steer).
+bool armStarted(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    while (!file.atEnd()) {
+        const QByteArray line = file.readLine();
+        const nlohmann::json j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
+        if (j.is_object() && j.value("type", std::string()) == "run")
+            return true;
+    }
+    return false;
+}
+
 /// Reads the client's stderr into `text` until it contains `what`.
 bool readUntil(QProcess& client, QByteArray& text, const QByteArray& what)
 {
@@ -98,6 +115,7 @@ private slots:
         QVERIFY(client.waitForStarted());
         QByteArray stderrText;
         QTRY_VERIFY2_WITH_TIMEOUT(readUntil(client, stderrText, "[1/1] adhoc"), stderrText.constData(), 30000);
+        QTRY_VERIFY2_WITH_TIMEOUT(armStarted(out), qPrintable(out), 30000);
 
         // A rate arm takes a rate, not a concurrency: refused, and the arm goes on.
         client.write("concurrency 8\n");
@@ -230,6 +248,7 @@ private slots:
         QVERIFY(client.waitForStarted());
         QByteArray stderrText;
         QTRY_VERIFY2_WITH_TIMEOUT(readUntil(client, stderrText, "[1/1] adhoc"), stderrText.constData(), 30000);
+        QTRY_VERIFY2_WITH_TIMEOUT(armStarted(out), qPrintable(out), 30000);
         client.write("rate 40\n");
         QTRY_VERIFY2_WITH_TIMEOUT(readUntil(client, stderrText, "control: rate 40\n"), stderrText.constData(), 10000);
         client.closeWriteChannel();
@@ -275,6 +294,7 @@ private slots:
         QVERIFY(client.waitForStarted());
         QByteArray stderrText;
         QTRY_VERIFY2_WITH_TIMEOUT(readUntil(client, stderrText, "[1/1] adhoc"), stderrText.constData(), 30000);
+        QTRY_VERIFY2_WITH_TIMEOUT(armStarted(out), qPrintable(out), 30000);
         client.write("rate 4\nstop\n");
         QVERIFY(client.waitForFinished(60000));
         stderrText += client.readAllStandardError();
