@@ -162,6 +162,7 @@ StepOutcome BatchEngine::step()
     double durationUs = p.stepBaseUs + p.stepPerSeqUs * out.decodeBatch + p.prefillPerTokenUs * out.prefillTokens;
     if (draft > 0 && decodeSeqs > 0) // verifying the drafts, and drafting them
         durationUs += p.prefillPerTokenUs * draft * decodeSeqs + m_config.specDraftCost * p.stepBaseUs * draft;
+    durationUs *= m_config.stepScale;
     if (m_config.stepJitter > 0) {
         const double sd = m_config.stepJitter;
         durationUs *= 1.0 + std::clamp(std::normal_distribution<double>(0.0, sd)(m_jitterRng), -3 * sd, 3 * sd);

@@ -24,6 +24,10 @@ struct EngineConfig {
     /// engine's steps are not a metronome (docs/simulator.md). 0: exact.
     double stepJitter = 0;
     std::uint64_t jitterSeed = 0;
+    /// Every step's time times this factor (docs/simulator.md, "A planted
+    /// slowdown"): 1.10 is a server 10 % slower at everything, prefill and
+    /// decode alike, so a comparison's true ratio is known. 1: the profile's speed.
+    double stepScale = 1;
     /// An idle engine starts its next step this long after the first request
     /// arrives, so requests that arrive together (a closed-loop client
     /// re-sending a wave) share that step (docs/simulator.md). 0: at once.

@@ -59,6 +59,10 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
         "How much each engine step's time varies: the standard deviation of a normal factor around 1 (0 for exact "
         "steps; see docs/simulator.md).",
         "fraction", "0.03");
+    add("step-scale",
+        "Every engine step takes this many times its profile's time: a planted slowdown with a known true ratio "
+        "(1.1 is 10 % slower; see docs/simulator.md).",
+        "factor", "1");
     add("idle-wake-ms",
         "An idle engine starts its next step this long after a request arrives, so requests sent together share "
         "it (0: at once; see docs/simulator.md).",
@@ -138,6 +142,14 @@ std::variant<SimOptions, HelpRequested, QString> parseSimCommandLine(const QStri
                 .arg(parser.value(QStringLiteral("step-jitter")));
         o.engine.stepJitter = jitter;
         o.engine.jitterSeed = o.engineSeed ^ 0x9e3779b97f4a7c15ULL; // its own stream, not the numerics'
+    }
+    {
+        bool ok = false;
+        const double scale = parser.value(QStringLiteral("step-scale")).toDouble(&ok);
+        if (!ok || !(scale >= 0.1) || scale > 10)
+            return QStringLiteral("--step-scale: expected a factor in [0.1, 10], got '%1'")
+                .arg(parser.value(QStringLiteral("step-scale")));
+        o.engine.stepScale = scale;
     }
     o.engine.idleWakeUs = integer("idle-wake-ms", 0, 1000) * 1000;
     o.engine.specTokens = int(integer("spec-tokens", 0, 32));
