@@ -1,10 +1,12 @@
 #pragma once
 
+#include "compare/calibration.h"
 #include "metrics/runsummary.h"
 #include "store/runfile.h"
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <optional>
 
 namespace ks {
@@ -18,6 +20,12 @@ struct CompareOptions {
     /// source, parameters, file hash) is refused with an error, unless this is
     /// set: then it is compared, and the arm and each differing configuration say so.
     bool allowDifferentWorkloads = false;
+    /// The confidence of every interval; unset: the file's own (roundsConfidence() of
+    /// its spec: 0.95, lower per look for repeats that run until decided).
+    std::optional<double> confidence;
+    /// An A/A calibration for arms that ran once on a side (docs/metrics.md,
+    /// "Calibration"); used where its identity matches, said where it does not.
+    std::shared_ptr<const Calibration> calibration;
 };
 
 /// Per arm, every configuration side by side with ratios against the baseline
