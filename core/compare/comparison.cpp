@@ -1,9 +1,11 @@
 #include "compare/comparison.h"
 
+#include "compare/configruns.h"
 #include "compare/diagnosis.h"
+#include "compare/latencyratios.h"
+#include "compare/sequentialconfidence.h"
 #include "compare/reasoningfigures.h"
 #include "compare/requestseries.h"
-#include "compare/runtorun.h"
 #include "compare/sweepcompare.h"
 #include "import/importedrun.h"
 #include "metrics/bootstrap.h"
@@ -29,121 +31,32 @@ nlohmann::json workloadOf(const RunData& run)
     return run.info.is_object() ? run.info.value("prompts", nlohmann::json()) : nlohmann::json();
 }
 
-nlohmann::json interval(const Interval& i)
+// The calibration arm that speaks for `baseline`'s arm, if one was given and matches.
+IntervalPlan intervalPlan(
+    const RunFile& file, const ConfigRuns& baseline, const CompareOptions& options, double confidence)
 {
-    return nlohmann::json::array({ i.low, i.high });
-}
-
-// An imported run's figures may be the tool's own (summary-only): docs/formats.md, "Importing".
-nlohmann::json runSummaryOf(const RunData& run, const QString& arm, const Slo& slo)
-{
-    if (isImported(run)) {
-        nlohmann::json s = importedRunSummary(run, slo);
-        s["arm"] = arm.toStdString();
-        return s;
+    IntervalPlan plan;
+    plan.resamples = options.resamples;
+    plan.seed = options.seed;
+    plan.confidence = confidence;
+    if (!options.calibration || baseline.runs.size() > 1)
+        return plan;
+    const Calibration& calibration = *options.calibration;
+    const RunData& run = baseline.rawData();
+    const auto arm = calibration.arms.find(run.arm);
+    if (arm == calibration.arms.end()) {
+        plan.calibrationProblem = QStringLiteral("the calibration has no arm \"%1\"").arg(run.arm);
+        return plan;
     }
-    return summarizeRun(run.run, run.config, arm, run.requests, slo);
-}
-
-std::optional<double> statOf(const nlohmann::json& summary, const char* key, const char* stat)
-{
-    const auto metric = summary.find(key);
-    if (metric == summary.end() || !metric->is_object())
-        return std::nullopt;
-    const auto value = metric->find(stat);
-    return value != metric->end() && value->is_number() ? std::optional<double>(value->get<double>()) : std::nullopt;
-}
-
-// One configuration's runs of one arm: a single run, or its repeats pooled
-// (every request of every repeat) for the bootstrap and the CDFs.
-struct ConfigRuns {
-    QString config;
-    std::vector<const RunData*> runs;
-    RunData pooled; ///< filled by pool() when there are repeats
-    void pool()
-    {
-        if (runs.size() < 2)
-            return;
-        pooled.run = runs.front()->run;
-        pooled.config = config;
-        pooled.arm = runs.front()->arm;
-        pooled.requests.setRun(pooled.run);
-        for (const RunData* r : runs)
-            for (const RequestRecord& record : r->requests)
-                pooled.requests.push_back(record);
+    if (const QString problem = calibrationMismatch(arm->second, calibrationIdentity(file, run)); !problem.isEmpty()) {
+        plan.calibrationProblem = problem;
+        return plan;
     }
-    const RunData& data() const { return runs.size() < 2 ? *runs.front() : pooled; }
-};
-
-// Latency over the pooled requests; rates as the mean over repeats, since each
-// repeat's clock starts at 0 and pooled spans would overlap.
-nlohmann::json summaryOf(const ConfigRuns& group, const QString& arm, const Slo& slo)
-{
-    const RunData& run = group.data();
-    nlohmann::json s = runSummaryOf(run, arm, slo);
-    if (group.runs.size() < 2)
-        return s;
-    for (const char* key : { "req_per_s", "out_tok_per_s", "goodput_req_per_s" }) {
-        double sum = 0;
-        for (const RunData* r : group.runs)
-            sum += summarizeRun(r->run, r->config, arm, r->requests, slo)[key].get<double>();
-        s[key] = sum / double(group.runs.size());
-    }
-    return s;
-}
-
-// Each repeat's value of every latency statistic, and the `repeats` object.
-struct RepeatValues {
-    int runs = 0;
-    std::map<std::string, std::vector<double>> values; ///< "ttft_ms.p50" -> one value per repeat
-    nlohmann::json json;
-};
-
-RepeatValues repeatValuesOf(const ConfigRuns& group, const QString& arm, const Slo& slo)
-{
-    RepeatValues out;
-    out.runs = int(group.runs.size());
-    if (out.runs < 2)
-        return out;
-    std::map<std::string, std::vector<double>> rates;
-    nlohmann::json runs = nlohmann::json::array();
-    for (const RunData* r : group.runs) {
-        runs.push_back(r->run.toStdString());
-        const nlohmann::json s = summarizeRun(r->run, r->config, arm, r->requests, slo);
-        for (const char* key : { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" })
-            for (const char* stat : { "p50", "p95", "p99" })
-                if (s[key].is_object())
-                    out.values[std::string(key) + '.' + stat].push_back(s[key][stat].get<double>());
-        rates["req_per_s"].push_back(s["req_per_s"].get<double>());
-    }
-    nlohmann::json spread = nlohmann::json::object();
-    auto describe = [](const std::vector<double>& v) {
-        const RepeatSpread r = repeatSpread(v);
-        return nlohmann::json { { "values", v }, { "mean", r.mean }, { "cv", r.cv },
-            { "t_ci95", r.tCi95 ? interval(*r.tCi95) : nlohmann::json(nullptr) } };
-    };
-    for (const auto& [id, v] : out.values) {
-        const auto dot = id.find('.');
-        spread[id.substr(0, dot)][id.substr(dot + 1)] = describe(v);
-    }
-    spread["req_per_s"] = describe(rates["req_per_s"]);
-    out.json = { { "n", out.runs }, { "runs", runs }, { "spread", spread } };
-    return out;
-}
-
-// Welch's interval of the difference of repeat means, as a ratio to the
-// baseline's mean, so it reads like the bootstrap's ratio interval.
-std::optional<Interval> repeatRatioCi95(const std::vector<double>& base, const std::vector<double>& other)
-{
-    const std::optional<Interval> d = welchDifferenceCi95(base, other);
-    if (!d || base.empty())
-        return std::nullopt;
-    double mean = 0;
-    for (double v : base)
-        mean += v / double(base.size());
-    if (mean <= 0)
-        return std::nullopt;
-    return Interval { 1.0 + d->low / mean, 1.0 + d->high / mean };
+    plan.calibration = &arm->second;
+    plan.calibrationCitation = calibration.citation();
+    plan.calibrationJson = { { "file", calibration.file.toStdString() }, { "date", calibration.date.toStdString() },
+        { "runs", arm->second.runs }, { "config", calibration.config.toStdString() } };
+    return plan;
 }
 
 } // namespace
@@ -165,12 +78,13 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
         auto group
             = std::find_if(groups.begin(), groups.end(), [&](const ConfigRuns& g) { return g.config == run.config; });
         if (group == groups.end())
-            group = groups.insert(groups.end(), ConfigRuns { run.config, {}, {} });
+            group = groups.insert(groups.end(), ConfigRuns { run.config, {}, {}, {}, {}, {} });
         group->runs.push_back(&run);
         if (const nlohmann::json sweep = sweepStepOf(run); !sweep.is_null())
             sweepOfArm[arm] = QString::fromStdString(sweep["arm"].get<std::string>());
     }
     const Slo slo = options.slo ? *options.slo : experimentSlo(file.experiment);
+    const double confidence = options.confidence.value_or(roundsConfidence(file.spec()));
     const std::vector<SweepRuns> sweeps = sweepRunsOf(file);
     std::set<QString> sweepsDone;
     nlohmann::json out = nlohmann::json::array();
@@ -183,7 +97,7 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
         }
         std::vector<ConfigRuns>& groups = byArm[arm];
         for (ConfigRuns& group : groups)
-            group.pool();
+            group.prepare();
         const ConfigRuns* baseline = &groups.front();
         if (!options.baseline.isEmpty()) {
             const auto it = std::find_if(
@@ -208,20 +122,18 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                          .arg(arm, baseline->config, group.config, problem);
             return nullptr;
         }
-        const bool withIntervals = options.resamples > 0;
-        const std::vector<Series> baseSeries = withIntervals ? seriesOf(baseline->data()) : std::vector<Series>();
-        const nlohmann::json baseSummary = summaryOf(*baseline, arm, slo);
-        const RepeatValues baseRepeats = repeatValuesOf(*baseline, arm, slo);
+        const LatencyBaseline against { baseline, summaryOf(*baseline, arm, slo), repeatValuesOf(*baseline, arm, slo),
+            options.resamples > 0 ? seriesOf(baseline->data()) : std::vector<Series>() };
+        const nlohmann::json& baseSummary = against.summary;
+        const IntervalPlan plan = intervalPlan(file, *baseline, options, confidence);
         bool allGentle = true;
         bool anySummaryOnly = false;
+        QStringList unsettled;
         nlohmann::json configs = nlohmann::json::array();
         for (const ConfigRuns& group : groups) {
-            const bool isBaseline = &group == baseline;
             const RunData& run = group.data();
             const nlohmann::json s = summaryOf(group, arm, slo);
-            const std::vector<Series> series = withIntervals ? seriesOf(run) : std::vector<Series>();
             const RepeatValues repeats = repeatValuesOf(group, arm, slo);
-            const bool withRepeats = repeats.runs > 1 && baseRepeats.runs > 1;
             nlohmann::json entry
                 = { { "config", group.config.toStdString() }, { "run", group.runs.front()->run.toStdString() } };
             // The configuration's knob values and model, so a chart's points can be matched to it.
@@ -231,61 +143,17 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             entry["knobs"] = knobs.is_object() ? knobs : nlohmann::json::object();
             if (line.is_object() && line.contains("model") && line["model"].is_string())
                 entry["model"] = line["model"];
-            nlohmann::json ci = nlohmann::json::object(), ratio = nlohmann::json::object(),
-                           ratioCi = nlohmann::json::object(), significant = nlohmann::json::object(),
-                           bootstrapSignificant = nlohmann::json::object(), repeatRatioCi = nlohmann::json::object();
-            const quint64 seed = options.seed;
-            static const char* const kKeys[] = { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" };
-            static const char* const kStats[] = { "p50", "p95", "p99" };
-            static const double kPs[] = { 50, 95, 99 };
-            for (std::size_t m = 0; m < std::size(kKeys); ++m) {
-                const char* key = kKeys[m];
-                entry[key] = s.contains(key) ? s[key] : nlohmann::json(nullptr);
-                if (s[key].is_null() || baseSummary[key].is_null())
-                    continue; // no values on one side
-                // Intervals need both runs' requests; a summary-only import has none, so its
-                // ratios come without intervals.
-                const bool intervals = withIntervals && !series[m].values.empty() && !baseSeries[m].values.empty();
-                BootstrapIntervals bootstrap;
-                if (intervals)
-                    bootstrap = bootstrapIntervals(baseSeries[m].values, series[m].values, kPs, options.resamples,
-                        seed + 1 + m, 0.95, baseSeries[m].block, series[m].block);
-                for (std::size_t k = 0; k < std::size(kStats); ++k) {
-                    const char* stat = kStats[k];
-                    if (intervals)
-                        ci[key][stat] = interval(bootstrap.other[k]);
-                    const std::optional<double> baseValue = statOf(baseSummary, key, stat);
-                    const std::optional<double> value = statOf(s, key, stat);
-                    if (!baseValue || *baseValue <= 0 || !value)
-                        continue;
-                    ratio[key][stat] = *value / *baseValue;
-                    std::optional<Interval> across;
-                    if (withRepeats && !isBaseline) {
-                        const std::string id = std::string(key) + '.' + stat;
-                        const auto base = baseRepeats.values.find(id);
-                        const auto other = repeats.values.find(id);
-                        if (base != baseRepeats.values.end() && other != repeats.values.end())
-                            across = repeatRatioCi95(base->second, other->second);
-                        if (across)
-                            repeatRatioCi[key][stat] = interval(*across);
-                    }
-                    if (!intervals)
-                        continue;
-                    // One run on a side cannot show how runs differ: the A/A spread is added.
-                    Interval r = bootstrap.ratio[k];
-                    if (!withRepeats && !isBaseline) {
-                        const double runToRun = runToRunHalfWidth(key, stat);
-                        r = widenByRunToRun(r, runToRun);
-                        ci[key][stat] = interval(widenByRunToRun(bootstrap.other[k], runToRun / std::sqrt(2.0)));
-                    }
-                    ratioCi[key][stat] = interval(r);
-                    const bool bootstrapSays = !isBaseline && !r.contains(1.0);
-                    // With repeats on both sides, a difference is real only when the
-                    // run-to-run interval excludes 1 as well, on the same side.
-                    const bool repeatsSay = !across || (!across->contains(1.0) && (across->low > 1.0) == (r.low > 1.0));
-                    significant[key][stat] = bootstrapSays && repeatsSay;
-                    if (withRepeats)
-                        bootstrapSignificant[key][stat] = bootstrapSays;
+            addLatencyRatios(entry, group, s, repeats, against, plan);
+            nlohmann::json& ratio = entry["ratio"];
+            if (group.cut.requests > 0) {
+                entry["steady"] = { { "method", "MSER-5" }, { "dropped", group.cut.dropped },
+                    { "requests", group.cut.requests }, { "settled", group.cut.settled } };
+                if (!group.cut.settled)
+                    unsettled << group.config;
+                if (group.cut.dropped > 0) {
+                    const nlohmann::json raw = rawSummaryOf(group, arm, slo);
+                    for (const char* key : { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" })
+                        entry["raw"][key] = raw.value(key, nlohmann::json(nullptr));
                 }
             }
             if (isSummaryOnly(run)) {
@@ -350,25 +218,8 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                 entry["workload"] = workloadOf(run);
                 entry["workload_differs"] = !Workload::sameWorkload(baseWorkload, entry["workload"], nullptr);
             }
-            // What the intervals cover (docs/metrics.md, "Intervals").
-            const char* method = withRepeats ? "block-bootstrap+repeats"
-                : isBaseline                 ? "block-bootstrap"
-                                             : "block-bootstrap+run-to-run";
-            if (!ci.empty())
-                ci["method"] = method;
-            if (!ratioCi.empty())
-                ratioCi["method"] = method;
-            entry["ci95"] = ci;
-            entry["ratio"] = ratio;
-            entry["ratio_ci95"] = ratioCi;
-            entry["significant"] = significant;
-            if (repeats.runs > 1) {
+            if (repeats.runs > 1)
                 entry["repeats"] = repeats.json;
-                if (withRepeats && !isBaseline) {
-                    entry["repeat_ratio_ci95"] = repeatRatioCi;
-                    entry["bootstrap_significant"] = bootstrapSignificant;
-                }
-            }
             configs.push_back(entry);
         }
         nlohmann::json armEntry = { { "arm", arm.toStdString() }, { "baseline", baseline->config.toStdString() },
@@ -388,8 +239,20 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                                "have no 95 % intervals";
         if (allGentle)
             warnings.push_back("this arm never queued on any configuration, so it cannot show a queueing cliff");
-        if (!warnings.empty())
-            armEntry["warning"] = warnings.size() == 1 ? warnings[0] : warnings[0] + "; " + warnings[1];
+        if (!unsettled.isEmpty()) {
+            nlohmann::json list = nlohmann::json::array();
+            for (const QString& config : unsettled)
+                list.push_back(config.toStdString());
+            armEntry["unsettled"] = list;
+            warnings.push_back("TTFT was still moving at the end of the run for " + unsettled.join(QStringLiteral(", ")).toStdString()
+                + ": the arm never reached a steady state, so its percentiles and intervals describe a moving target");
+        }
+        if (!warnings.empty()) {
+            std::string joined;
+            for (const std::string& w : warnings)
+                joined += (joined.empty() ? "" : "; ") + w;
+            armEntry["warning"] = joined;
+        }
         addDiagnoses(armEntry);
         out.push_back(armEntry);
     }

@@ -126,9 +126,16 @@ json diagnose(const json& entry, const json& baseline)
             QStringLiteral("%1 and no queue on the server: prefill takes %2 (prompt lengths, the prefix cache, or how "
                            "prefill is scheduled)")
                 .arg(ratios, ttftUp ? QStringLiteral("longer") : QStringLiteral("less time")));
-    // Large but not shown to be real: a single run differs from itself by this much (A/A), so no cause is named.
+    // Large but not shown to be real, so no cause is named: either the rounds (or a
+    // calibration) say the runs differ this much anyway, or nothing measured how much they do.
     const bool ttftLarge = *ttft >= kUp || *ttft <= kDown;
     const bool tpotLarge = *tpot >= kUp || *tpot <= kDown;
+    const json runToRun = entry.value("run_to_run", json());
+    if ((ttftLarge || tpotLarge) && runToRun.is_object() && !runToRun.value("measured", false))
+        return why("unmeasured",
+            QStringLiteral("%1%2: one run on each side and run-to-run spread not measured, so no cause is named; add "
+                           "repeats (\"repeats\": 3) or an A/A calibration (run --aa) to tell")
+                .arg(ratios, queued(entry) ? QStringLiteral(", with %1").arg(waitingText(entry)) : QString()));
     if ((ttftLarge || tpotLarge) && entry.value("significant", json()).is_object())
         return why("noise",
             QStringLiteral("%1: within run-to-run spread (the 95 % interval, which includes what the same "

@@ -1,6 +1,7 @@
 #include "compare/steadystate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace ks {
@@ -24,6 +25,53 @@ std::vector<std::size_t> timedRequests(const RequestTable& t)
     return rows;
 }
 
+constexpr double kTrendZ = 3.09; // the standard normal's 99.9th percentile
+
+constexpr std::size_t kMostTrendPoints = 400; // Kendall's test is quadratic: a long run's means are merged
+
+double kendallZ(std::vector<double> m)
+{
+    if (m.size() > kMostTrendPoints) {
+        std::vector<double> merged(kMostTrendPoints, 0.0);
+        std::vector<int> counts(kMostTrendPoints, 0);
+        for (std::size_t i = 0; i < m.size(); ++i) {
+            const std::size_t g = i * kMostTrendPoints / m.size();
+            merged[g] += m[i];
+            ++counts[g];
+        }
+        for (std::size_t g = 0; g < kMostTrendPoints; ++g)
+            merged[g] /= counts[g];
+        m = std::move(merged);
+    }
+    const std::size_t k = m.size();
+    if (k < 4)
+        return 0;
+    double s = 0;
+    for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t j = i + 1; j < k; ++j)
+            s += (m[j] > m[i]) - (m[j] < m[i]);
+    const double variance = double(k) * double(k - 1) * double(2 * k + 5) / 18.0;
+    return s / std::sqrt(variance);
+}
+
+// Whether the first `d` batch means stand apart from the rest: their mean more
+// than two standard errors (the rest's spread over sqrt(d)) from the rest's mean.
+bool headDiffers(const std::vector<double>& means, std::size_t d)
+{
+    const std::size_t n = means.size() - d;
+    if (n < 2)
+        return true;
+    double head = 0, mean = 0, ss = 0;
+    for (std::size_t i = 0; i < d; ++i)
+        head += means[i] / double(d);
+    for (std::size_t i = d; i < means.size(); ++i)
+        mean += means[i] / double(n);
+    for (std::size_t i = d; i < means.size(); ++i)
+        ss += (means[i] - mean) * (means[i] - mean);
+    const double sd = std::sqrt(ss / double(n - 1));
+    return std::abs(head - mean) > 2 * sd / std::sqrt(double(d));
+}
+
 } // namespace
 
 SteadyCut mser5(const std::vector<double>& values)
@@ -45,8 +93,7 @@ SteadyCut mser5(const std::vector<double>& values)
         sumSq[b] = sumSq[b + 1] + means[b] * means[b];
     }
     // Starts up to the middle are candidates (MSER's usual bound: past it the few
-    // batches left make the score unstable). A series still moving at its end
-    // keeps gaining from a later start, so its minimum lands on the bound.
+    // batches left make the score unstable).
     const std::size_t last = k / 2;
     std::size_t best = 0;
     double bestScore = 0;
@@ -60,8 +107,16 @@ SteadyCut mser5(const std::vector<double>& values)
             bestScore = score;
         }
     }
-    if (best == last) {
-        cut.settled = false; // still moving at the end: nothing steady to keep
+    // MSER also cuts a few batches off a series that has no warm-up at all (a
+    // heavy-tailed TTFT's early batches happen to run high): keep them unless
+    // they differ from the rest by more than twice their standard error.
+    if (best > 0 && !headDiffers(means, best))
+        best = 0;
+    // Still growing after the cut: a queue that builds to the end of the run.
+    // Kendall's trend test over the batch means kept, one-sided at 0.1 %, so
+    // that a steady run is called unsettled about once in a thousand.
+    if (kendallZ(std::vector<double>(means.begin() + std::ptrdiff_t(best), means.end())) > kTrendZ) {
+        cut.settled = false;
         return cut;
     }
     cut.dropped = best * kBatch;

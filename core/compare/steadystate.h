@@ -12,12 +12,14 @@ namespace ks {
 /// into k batches of 5; for each candidate start d from 0 to k/2, the squared
 /// error of the remaining batch means, sum((m_i - mean)^2) / (k - d)^2, is
 /// computed, and the start that minimises it is the warm-up's end (White,
-/// 1997). A minimum on the bound k/2 means the run never settled: it kept
-/// moving to its end, so each later start looked steadier.
+/// 1997), kept only when the batches before it differ from the rest by more
+/// than two standard errors. A run whose kept batch means still trend upward
+/// (Kendall's test, one-sided, 0.1 %) never settled: nothing is dropped and it
+/// is flagged.
 struct SteadyCut {
     std::size_t requests = 0; ///< the run's ok, non-warm-up requests with a TTFT
     std::size_t dropped = 0; ///< the first `dropped` of them are its warm-up
-    bool settled = true; ///< false: the minimum fell on the bound (nothing is dropped then)
+    bool settled = true; ///< false: TTFT still rising after the cut (nothing is dropped then)
 };
 
 /// MSER-5 over `values` (in time order). Fewer than 20 values: nothing dropped, settled.

@@ -1,4 +1,5 @@
 #include "compare/runtorun.h"
+#include "metrics/repeatstats.h"
 #include "metrics/bootstrap.h"
 #include "metrics/percentiles.h"
 
@@ -107,22 +108,40 @@ private slots:
         QVERIFY(blocks.contains(percentile(values, 50)));
     }
 
-    // The run-to-run spread adds in quadrature, in logs, around the interval's centre.
-    void runToRunWidensInLogs()
+    // Rounds: Student's t over the per-round log ratios, about the ratio, unless the bootstrap is wider.
+    void roundsTakeStudentsTOverTheRounds()
     {
-        const Interval point = widenByRunToRun({ 1.0, 1.0 }, 0.1);
-        QVERIFY(std::abs(point.low - std::exp(-0.1)) < 1e-12);
-        QVERIFY(std::abs(point.high - std::exp(0.1)) < 1e-12);
-        const Interval both = widenByRunToRun({ std::exp(-0.3), std::exp(0.3) }, 0.4);
-        QVERIFY(std::abs(std::log(both.low) + 0.5) < 1e-12); // sqrt(0.3^2 + 0.4^2) = 0.5
-        QVERIFY(std::abs(std::log(both.high) - 0.5) < 1e-12);
-        const Interval same = widenByRunToRun({ 0.9, 1.2 }, 0);
-        QCOMPARE(same.low, 0.9);
-        QCOMPARE(same.high, 1.2);
-        QCOMPARE(widenByRunToRun({ 0, 2 }, 0.1).low, 0.0); // not positive: left as it is
-        QVERIFY(runToRunHalfWidth("ttft_ms", "p50") > 0);
-        QVERIFY(runToRunHalfWidth("itl_ms", "p99") >= runToRunHalfWidth("itl_ms", "p50"));
-        QCOMPARE(runToRunHalfWidth("req_per_s", "p50"), 0.0);
+        const RoundValues base { { 1, 100.0 }, { 2, 110.0 }, { 3, 90.0 } };
+        const RoundValues other { { 1, 112.0 }, { 2, 118.0 }, { 3, 101.0 } };
+        const std::optional<RoundSpread> spread = roundSpread(base, other);
+        QVERIFY(spread && spread->paired);
+        QCOMPARE(spread->rounds, 3);
+        const double d[] = { std::log(1.12), std::log(118.0 / 110.0), std::log(101.0 / 90.0) };
+        const double mean = (d[0] + d[1] + d[2]) / 3;
+        const double sd = std::sqrt(
+            ((d[0] - mean) * (d[0] - mean) + (d[1] - mean) * (d[1] - mean) + (d[2] - mean) * (d[2] - mean)) / 2);
+        QVERIFY(std::abs(spread->pairSd - sd) < 1e-12);
+        const Interval narrow { 1.09, 1.11 };
+        const Interval wide = roundsInterval(1.10, narrow, *spread, 0.95);
+        const double half = studentTQuantile(0.975, 2) * sd / std::sqrt(3.0); // t(2) = 4.303
+        QVERIFY(std::abs(std::log(wide.high / 1.10) - half) < 1e-9);
+        QVERIFY(std::abs(std::log(1.10 / wide.low) - half) < 1e-9);
+        const Interval floor { 0.5, 2.0 };
+        QCOMPARE(roundsInterval(1.10, floor, *spread, 0.95).low, 0.5); // the bootstrap is wider: kept
+        // Rounds that do not line up: the unpaired (Welch) spread.
+        const RoundValues late { { 4, 112.0 }, { 5, 118.0 }, { 6, 101.0 } };
+        const std::optional<RoundSpread> unpaired = roundSpread(base, late);
+        QVERIFY(unpaired && !unpaired->paired);
+        QVERIFY(!roundSpread({ { 1, 100.0 } }, { { 1, 110.0 } })); // one round: no spread
+    }
+
+    // A calibration: one run a side, each sqrt(2) of the calibration's spread apart.
+    void aCalibrationWidensBySqrtTwo()
+    {
+        const Interval wide = calibratedInterval(1.0, { 0.99, 1.01 }, 0.05, 6, 0.95);
+        QVERIFY(std::abs(std::log(wide.high) - studentTQuantile(0.975, 5) * std::sqrt(2.0) * 0.05) < 1e-9);
+        QCOMPARE(calibratedInterval(1.0, { 0.99, 1.01 }, 0.05, 1, 0.95).high, 1.01); // one run: no spread
+        QCOMPARE(std::string(runToRunMethodName(RunToRunMethod::WithinRun)), std::string("within-run"));
     }
 };
 

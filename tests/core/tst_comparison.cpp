@@ -1,9 +1,12 @@
 #include "compare/compareformat.h"
 #include "compare/comparison.h"
+#include "compare/runtorun.h"
+#include "compare/sequentialconfidence.h"
 
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 using namespace ks;
@@ -87,7 +90,9 @@ RunData sweepStep(const QString& config, double rate, double ttftMs, double lag 
 class TestComparison : public QObject {
     Q_OBJECT
 private slots:
-    void marksRealDifferencesAndNotNoise()
+    // One run a side: the block bootstrap sees the 3x, but nothing measured how
+    // far two runs differ, so nothing is called significant and the note says why.
+    void singleRunsAreJudgedWithinTheRunOnly()
     {
         RunFile file;
         file.runs = { run(QStringLiteral("a"), QStringLiteral("stress"), 1.0, 1, false),
@@ -105,14 +110,183 @@ private slots:
         const auto& slower = stress["configs"][1];
         const double ratio = slower["ratio"]["ttft_ms"]["p50"].get<double>();
         QVERIFY2(ratio > 2.4 && ratio < 3.6, qPrintable(QString::number(ratio)));
-        QVERIFY(slower["significant"]["ttft_ms"]["p50"].get<bool>());
-        QVERIFY(!slower["significant"]["tpot_ms"]["p50"].get<bool>()); // identical TPOT
+        QCOMPARE(slower["ratio_ci95"]["method"].get<std::string>(), std::string("within-run"));
+        QVERIFY(!slower["significant"]["ttft_ms"]["p50"].get<bool>());
+        QVERIFY(slower["within_run_significant"]["ttft_ms"]["p50"].get<bool>());
+        QVERIFY(!slower["within_run_significant"]["tpot_ms"]["p50"].get<bool>()); // identical TPOT
+        QCOMPARE(slower["run_to_run"]["measured"].get<bool>(), false);
+        QVERIFY(QString::fromStdString(slower["run_to_run"]["note"].get<std::string>())
+                    .contains(QStringLiteral("run-to-run not measured: add repeats or calibrate")));
+        QVERIFY(!slower.contains("rounds_needed")); // no spread measured: nothing to say how many
+        QCOMPARE(slower["why"]["kind"].get<std::string>(), std::string("unmeasured"));
         QCOMPARE(slower["max_waiting"].get<double>(), 12.0);
         const auto& gentle = arms[1];
         QCOMPARE(gentle["gentle"].get<bool>(), true);
         QVERIFY(gentle.contains("warning"));
         QVERIFY(!gentle["configs"][1]["significant"]["ttft_ms"]["p50"].get<bool>());
         QVERIFY(!stress["configs"][0]["significant"]["ttft_ms"]["p50"].get<bool>()); // the baseline against itself
+    }
+
+    // The same pair with an A/A calibration of the baseline: its runs' spread
+    // widens the interval and makes the verdict; one that does not match is not used.
+    void aCalibrationJudgesSingleRuns()
+    {
+        RunFile file;
+        file.runs = { run(QStringLiteral("a"), QStringLiteral("stress"), 1.0, 1, false),
+            run(QStringLiteral("b"), QStringLiteral("stress"), 3.0, 2, false) };
+        auto calibration = std::make_shared<Calibration>();
+        calibration->file = QStringLiteral("/tmp/cal.jsonl");
+        calibration->date = QStringLiteral("2026-12-04T10:00:00Z");
+        calibration->config = QStringLiteral("a");
+        calibration->runs = 6;
+        Calibration::Arm& arm = calibration->arms[QStringLiteral("stress")];
+        arm.runs = 6;
+        arm.identity = calibrationIdentity(file, file.runs[0]);
+        for (const char* id : { "ttft_ms.p50", "ttft_ms.p99", "tpot_ms.p50", "e2e_ms.p50" })
+            arm.logSd[id] = 0.10;
+        CompareOptions options;
+        options.calibration = calibration;
+        QString error;
+        auto arms = compareRuns(file, options, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const auto b = arms[0]["configs"][1];
+        QCOMPARE(b["ratio_ci95"]["method"].get<std::string>(), std::string("calibrated"));
+        QVERIFY(b["run_to_run"]["measured"].get<bool>());
+        QCOMPARE(b["run_to_run"]["calibration"]["runs"].get<int>(), 6);
+        QVERIFY(b["significant"]["ttft_ms"]["p50"].get<bool>());
+        QVERIFY(!b["significant"]["tpot_ms"]["p50"].get<bool>());
+        // t(5) * sqrt(2) * 0.10 = 0.364 in logs, wider than the bootstrap's: the interval is that about the ratio.
+        const double r = b["ratio"]["tpot_ms"]["p50"].get<double>();
+        const auto ci = b["ratio_ci95"]["tpot_ms"]["p50"];
+        QVERIFY2(std::abs(std::log(ci[1].get<double>() / r) - 2.5706 * std::sqrt(2.0) * 0.10) < 1e-3,
+            qPrintable(QString::fromStdString(ci.dump())));
+        QVERIFY(b["rounds_needed"]["tpot_ms"]["p50"].is_number_integer());
+        // A calibration of another model does not speak for this run.
+        arm.identity["model"] = "another";
+        arms = compareRuns(file, options, &error);
+        const auto c = arms[0]["configs"][1];
+        QCOMPARE(c["ratio_ci95"]["method"].get<std::string>(), std::string("within-run"));
+        QVERIFY2(QString::fromStdString(c["run_to_run"]["note"].get<std::string>()).contains(QStringLiteral("the model")),
+            c["run_to_run"]["note"].get<std::string>().c_str());
+    }
+
+    // Rounds whose conditions move both configurations alike (a machine getting
+    // busier): paired by round, the shared luck cancels and a 10 % change shows.
+    void pairedRoundsCancelWhatARoundShares()
+    {
+        RunFile file;
+        const double luck[] = { 0.80, 1.00, 1.25 };
+        for (int k = 0; k < 3; ++k) {
+            file.runs.push_back(repeatRun(QStringLiteral("a"), k + 1, 1.0, luck[k], 50 + k, 1500));
+            file.runs.push_back(repeatRun(QStringLiteral("b"), k + 1, 1.10, luck[k], 50 + k, 1500));
+        }
+        CompareOptions options;
+        options.resamples = 200;
+        QString error;
+        const auto arms = compareRuns(file, options, &error);
+        const auto& b = arms[0]["configs"][1];
+        QCOMPARE(b["ratio_ci95"]["method"].get<std::string>(), std::string("rounds"));
+        QCOMPARE(b["run_to_run"]["rounds"].get<int>(), 3);
+        QVERIFY(QString::fromStdString(b["run_to_run"]["note"].get<std::string>()).contains(QStringLiteral("3 paired rounds")));
+        QVERIFY2(b["significant"]["ttft_ms"]["p50"].get<bool>(), b["ratio_ci95"]["ttft_ms"]["p50"].dump().c_str());
+        // Shuffled so that the luck no longer lines up, the same values do not show it.
+        RunFile shuffled = file;
+        for (RunData& r : shuffled.runs)
+            if (r.config == QLatin1String("b"))
+                r.info["repeat"] = 1 + (r.info["repeat"].get<int>() % 3);
+        const auto loose = compareRuns(shuffled, options, &error);
+        QVERIFY(!loose[0]["configs"][1]["significant"]["ttft_ms"]["p50"].get<bool>());
+        QVERIFY(loose[0]["configs"][1]["rounds_needed"]["ttft_ms"]["p50"].is_number_integer());
+    }
+
+    // A warm-up the arm settles from is dropped; an arm whose TTFT keeps climbing is called unsettled.
+    void warmUpIsDroppedAndAClimbIsFlagged()
+    {
+        RunData settles = run(QStringLiteral("a"), QStringLiteral("stress"), 1.0, 7, false);
+        RunData climbs = run(QStringLiteral("b"), QStringLiteral("stress"), 1.0, 8, false);
+        RequestTable first, second;
+        first.setRun(settles.run);
+        second.setRun(climbs.run);
+        int i = 0;
+        for (RequestRecord r : settles.requests) {
+            if (i < 40)
+                r.ttftUs *= 20; // the first wave queued behind everyone
+            first.push_back(r);
+            ++i;
+        }
+        i = 0;
+        for (RequestRecord r : climbs.requests) {
+            r.ttftUs += qint64(i++) * 20'000; // a queue that grows to the end
+            second.push_back(r);
+        }
+        settles.requests = std::move(first);
+        climbs.requests = std::move(second);
+        RunFile file;
+        file.runs = { settles, climbs };
+        CompareOptions options;
+        options.resamples = 100;
+        QString error;
+        const auto arms = compareRuns(file, options, &error);
+        const auto& a = arms[0]["configs"][0];
+        QCOMPARE(a["steady"]["method"].get<std::string>(), std::string("MSER-5"));
+        const int dropped = a["steady"]["dropped"].get<int>();
+        QVERIFY2(dropped >= 40 && dropped <= 50, qPrintable(QString::number(dropped)));
+        QVERIFY(a["steady"]["settled"].get<bool>());
+        QCOMPARE(a["requests"].get<int>(), 150); // what was sent, warm-up included
+        QVERIFY(a["raw"]["ttft_ms"]["p99"].get<double>() > a["ttft_ms"]["p99"].get<double>());
+        const auto& b = arms[0]["configs"][1];
+        QVERIFY(!b["steady"]["settled"].get<bool>());
+        QCOMPARE(arms[0]["unsettled"][0].get<std::string>(), std::string("b"));
+        QVERIFY(QString::fromStdString(arms[0]["warning"].get<std::string>()).contains(QStringLiteral("still moving")));
+    }
+
+    // A calibration file: one configuration's rounds, each run's spread of log values per statistic.
+    void aCalibrationIsReadFromItsRuns()
+    {
+        RunFile file;
+        file.experiment = { { "type", "experiment" }, { "started_at", "2026-12-04T09:30:00.000Z" },
+            { "calibration", { { "config", "a" }, { "runs", 3 } } } };
+        const double luck[] = { 0.9, 1.0, 1.1 };
+        for (int k = 0; k < 3; ++k)
+            file.runs.push_back(repeatRun(QStringLiteral("a"), k + 1, 1.0, luck[k], 70, 400));
+        for (RunData& r : file.runs)
+            r.summary = { { "requests", 400 } };
+        QString error;
+        const auto calibration = calibrationFromRunFile(file, QStringLiteral("dir/cal.jsonl"), &error);
+        QVERIFY2(calibration, qPrintable(error));
+        QCOMPARE(calibration->runs, 3);
+        QCOMPARE(calibration->config, QStringLiteral("a"));
+        QVERIFY2(calibration->citation() == QStringLiteral("A/A calibration: 3 runs of a, 2026-12-04 (cal.jsonl)"),
+            qPrintable(calibration->citation()));
+        const Calibration::Arm& arm = calibration->arms.at(QStringLiteral("stress"));
+        // The same requests scaled by 0.9, 1.0, 1.1: the sd of log 0.9, log 1.0 and log 1.1 (0.1004).
+        QVERIFY2(std::abs(arm.logSd.at("ttft_ms.p50") - 0.1004) < 0.002, qPrintable(QString::number(arm.logSd.at("ttft_ms.p50"))));
+        QVERIFY(arm.logSd.at("tpot_ms.p50") < 1e-9); // TPOT was the same in every run
+        // Two configurations and no marker: not a calibration.
+        file.experiment.erase("calibration");
+        file.runs.push_back(repeatRun(QStringLiteral("b"), 1, 1.0, 1.0, 71, 100));
+        QVERIFY(!calibrationFromRunFile(file, QStringLiteral("x.jsonl"), &error));
+        QVERIFY2(error.contains(QStringLiteral("not an A/A calibration")), qPrintable(error));
+    }
+
+    // Repeats until decided look after every round: each look spends its share of the 5 %.
+    void sequentialLooksLowerEachLooksConfidence()
+    {
+        QCOMPARE(roundsConfidence(nlohmann::json::object()), 0.95);
+        QCOMPARE(roundsConfidence({ { "repeats", 3 } }), 0.95);
+        const nlohmann::json spec = { { "repeats", { { "min", 2 }, { "max", 10 }, { "until", { { "half_width", 0.05 } } } } } };
+        QCOMPARE(plannedLooks(spec), 9);
+        QVERIFY(std::abs(roundsConfidence(spec) - (1 - 0.05 / 9)) < 1e-12);
+    }
+
+    void roundsNeededFollowsTheSpread()
+    {
+        // (t(n-1) + z(0.8)) * 0.1 / sqrt(n) <= log(1.05) first at n = 35 or so.
+        const auto n = roundsNeeded(0.10, 0.0, 3, 0.95);
+        QVERIFY(n && *n >= 30 && *n <= 40);
+        QCOMPARE(roundsNeeded(0.0, 0.0, 3, 0.95).value_or(-1), 2);
+        QVERIFY(!roundsNeeded(std::nan(""), 0.0, 3, 0.95));
+        QVERIFY(!roundsNeeded(5.0, 0.0, 3, 0.95)); // past 1000 rounds
     }
 
     void baselineCanBeChosenAndMustExist()
@@ -176,9 +350,11 @@ private slots:
         const auto& b = arms[0]["configs"][1];
         QCOMPARE(b["repeats"]["n"].get<int>(), 3);
         QCOMPARE(b["requests"].get<int>(), 3000); // pooled
-        QVERIFY2(b["bootstrap_significant"]["ttft_ms"]["p50"].get<bool>(), "the bootstrap alone is fooled by luck");
-        const auto across = b["repeat_ratio_ci95"]["ttft_ms"]["p50"];
-        QVERIFY(across[0].get<double>() < 1.0 && across[1].get<double>() > 1.0);
+        QCOMPARE(b["ratio_ci95"]["method"].get<std::string>(), std::string("rounds"));
+        // The pooled requests alone would call the luck real; the rounds' spread overrules them.
+        const auto ci = b["ratio_ci95"]["ttft_ms"]["p50"];
+        QVERIFY2(ci[0].get<double>() < 1.0 && ci[1].get<double>() > 1.0, ci.dump().c_str());
+        QVERIFY(b["rounds_needed"]["ttft_ms"]["p50"].get<int>() > 3);
         QVERIFY(!b["significant"]["ttft_ms"]["p50"].get<bool>());
         const QString md = compareMarkdown(arms);
         QVERIFY2(md.contains(QStringLiteral("Repeats of b (3 runs): TTFT p50 mean")), qPrintable(md));
@@ -245,9 +421,8 @@ private slots:
         const auto& b = arms[0]["configs"][1];
         const double ratio = b["ratio"]["ttft_ms"]["p50"].get<double>();
         QVERIFY2(ratio > 2.6 && ratio < 3.4, qPrintable(QString::number(ratio)));
-        QVERIFY(b["bootstrap_significant"]["ttft_ms"]["p50"].get<bool>());
-        const auto across = b["repeat_ratio_ci95"]["ttft_ms"]["p50"];
-        QVERIFY2(across[0].get<double>() > 1.0, qPrintable(QString::fromStdString(across.dump())));
+        const auto ci = b["ratio_ci95"]["ttft_ms"]["p50"];
+        QVERIFY2(ci[0].get<double>() > 1.0, ci.dump().c_str());
         QVERIFY(b["significant"]["ttft_ms"]["p50"].get<bool>());
         QVERIFY(!b["significant"]["tpot_ms"]["p50"].get<bool>()); // identical TPOT
     }

@@ -178,9 +178,11 @@ private slots:
                 if (p.x() < burstEnds)
                     cumulative << p;
             QVERIFY2(!cumulative.isEmpty(), qPrintable(label));
-            // The live cumulative percentile comes from a log-linear histogram: within its stated bound.
-            QVERIFY2(std::abs(cumulative.back().y() - config["ttft_ms"]["p50"].get<double>())
-                    <= LogHistogram::kRelativeError * config["ttft_ms"]["p50"].get<double>(),
+            // The live cumulative percentile comes from a log-linear histogram: within its stated
+            // bound of the whole run's (compare's `raw` where it dropped a warm-up; the live page does not).
+            const json& whole = config.contains("raw") ? config["raw"] : config;
+            QVERIFY2(std::abs(cumulative.back().y() - whole["ttft_ms"]["p50"].get<double>())
+                    <= LogHistogram::kRelativeError * whole["ttft_ms"]["p50"].get<double>(),
                 qPrintable(QString::number(cumulative.back().y())));
             // As fast as possible still snapshots every 500 ms of the run's own time, as live did every 100 ms.
             const double runS = cumulative.back().x() - window.livePage()->xOf(label + QStringLiteral("/burst"), 0);
