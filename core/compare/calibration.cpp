@@ -20,7 +20,7 @@ QString textOf(const nlohmann::json& object, const char* key)
 {
     const auto it = object.is_object() ? object.find(key) : object.end();
     return object.is_object() && it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
-                                                                      : QString();
+                                                                       : QString();
 }
 
 // The server command with its placeholders filled and the listening address
@@ -104,9 +104,9 @@ nlohmann::json calibrationIdentity(const RunFile& file, const RunData& run)
 
 QString calibrationMismatch(const Calibration::Arm& arm, const nlohmann::json& identity)
 {
-    static const std::pair<const char*, const char*> kParts[] = { { "server", "the server command" },
-        { "server_version", "the server's version" }, { "model", "the model" }, { "host", "the host" },
-        { "arm", "the arm's shape" } };
+    static const std::pair<const char*, const char*> kParts[]
+        = { { "server", "the server command" }, { "server_version", "the server's version" }, { "model", "the model" },
+              { "host", "the host" }, { "arm", "the arm's shape" } };
     QStringList differ;
     for (const auto& [key, what] : kParts)
         if (arm.identity.value(key, nlohmann::json(nullptr)) != identity.value(key, nlohmann::json(nullptr)))
@@ -147,7 +147,8 @@ std::optional<Calibration> calibrationFromRunFile(const RunFile& file, const QSt
         if (!out.arms.count(arm))
             out.arms[arm].identity = calibrationIdentity(file, run);
         ++runsOfArm[arm];
-        const nlohmann::json s = summarizeRun(run.run, run.config, arm, steadyPart(run, steadyCutOf(run)).requests, slo);
+        const nlohmann::json s
+            = summarizeRun(run.run, run.config, arm, steadyPart(run, steadyCutOf(run)).requests, slo);
         for (const char* metric : kMetrics)
             for (const char* stat : kStats)
                 if (s.value(metric, nlohmann::json()).is_object() && s[metric].value(stat, 0.0) > 0)

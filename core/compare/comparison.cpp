@@ -3,9 +3,9 @@
 #include "compare/configruns.h"
 #include "compare/diagnosis.h"
 #include "compare/latencyratios.h"
-#include "compare/sequentialconfidence.h"
 #include "compare/reasoningfigures.h"
 #include "compare/requestseries.h"
+#include "compare/sequentialconfidence.h"
 #include "compare/sweepcompare.h"
 #include "import/importedrun.h"
 #include "metrics/bootstrap.h"
@@ -244,7 +244,8 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
             for (const QString& config : unsettled)
                 list.push_back(config.toStdString());
             armEntry["unsettled"] = list;
-            warnings.push_back("TTFT was still moving at the end of the run for " + unsettled.join(QStringLiteral(", ")).toStdString()
+            warnings.push_back("TTFT was still moving at the end of the run for "
+                + unsettled.join(QStringLiteral(", ")).toStdString()
                 + ": the arm never reached a steady state, so its percentiles and intervals describe a moving target");
         }
         if (!warnings.empty()) {

@@ -108,8 +108,7 @@ RepeatValues repeatValuesOf(const ConfigRuns& group, const QString& arm, const S
                     out.values[id][round] = s[key][stat].get<double>();
                     listed[id].push_back(s[key][stat].get<double>());
                 }
-        listed["req_per_s"].push_back(
-            summarizeRun(r->run, r->config, arm, r->requests, slo).value("req_per_s", 0.0));
+        listed["req_per_s"].push_back(summarizeRun(r->run, r->config, arm, r->requests, slo).value("req_per_s", 0.0));
     }
     nlohmann::json spread = nlohmann::json::object();
     auto describe = [](const std::vector<double>& v) {

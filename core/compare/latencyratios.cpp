@@ -46,9 +46,9 @@ nlohmann::json runToRunJson(RunToRunMethod method, int rounds, bool paired, cons
             note += " (" + plan.calibrationProblem.toStdString() + ")";
         break;
     }
-    nlohmann::json out = { { "measured", method != RunToRunMethod::WithinRun },
-        { "method", runToRunMethodName(method) }, { "rounds", rounds }, { "confidence", plan.confidence },
-        { "note", note } };
+    nlohmann::json out
+        = { { "measured", method != RunToRunMethod::WithinRun }, { "method", runToRunMethodName(method) },
+              { "rounds", rounds }, { "confidence", plan.confidence }, { "note", note } };
     if (method == RunToRunMethod::Calibrated)
         out["calibration"] = plan.calibrationJson;
     return out;
@@ -91,9 +91,8 @@ void addLatencyRatios(nlohmann::json& entry, const ConfigRuns& group, const nloh
                 if (base != baseline.repeats.values.end() && other != repeats.values.end())
                     spread = roundSpread(base->second, other->second);
             }
-            const double calibrationSd = plan.calibration && plan.calibration->logSd.count(id)
-                ? plan.calibration->logSd.at(id)
-                : std::nan("");
+            const double calibrationSd
+                = plan.calibration && plan.calibration->logSd.count(id) ? plan.calibration->logSd.at(id) : std::nan("");
             if (intervals && value) {
                 Interval own = bootstrap.other[k];
                 if (rounds && repeats.values.count(id)) {

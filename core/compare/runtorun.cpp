@@ -102,10 +102,12 @@ Interval roundsInterval(double ratio, const Interval& bootstrap, const RoundSpre
 {
     if (spread.rounds < 2 || !(spread.df > 0))
         return bootstrap;
-    return widest(ratio, bootstrap, tQuantile(confidence, spread.df) * spread.pairSd / std::sqrt(double(spread.rounds)));
+    return widest(
+        ratio, bootstrap, tQuantile(confidence, spread.df) * spread.pairSd / std::sqrt(double(spread.rounds)));
 }
 
-Interval calibratedInterval(double ratio, const Interval& bootstrap, double logSd, int calibrationRuns, double confidence)
+Interval calibratedInterval(
+    double ratio, const Interval& bootstrap, double logSd, int calibrationRuns, double confidence)
 {
     if (calibrationRuns < 2)
         return bootstrap;
@@ -129,7 +131,8 @@ std::optional<int> roundsNeeded(
     const double zConfidence = tQuantile(confidence, 1e9);
     const double bootstrapSe = bootstrapHalfWidth / zConfidence;
     for (int n = 2; n <= kMostRounds; ++n) {
-        const double se = std::max(pairSd / std::sqrt(double(n)), bootstrapSe * std::sqrt(double(std::max(1, roundsNow)) / n));
+        const double se
+            = std::max(pairSd / std::sqrt(double(n)), bootstrapSe * std::sqrt(double(std::max(1, roundsNow)) / n));
         if ((tQuantile(confidence, n - 1) + kZ80) * se <= target)
             return n;
     }

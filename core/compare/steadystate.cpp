@@ -20,8 +20,8 @@ std::vector<std::size_t> timedRequests(const RequestTable& t)
         if (r.ok && !r.warmup && r.ttftUs >= 0)
             rows.push_back(i);
     }
-    std::stable_sort(
-        rows.begin(), rows.end(), [&t](std::size_t a, std::size_t b) { return t.times(a).tSendUs < t.times(b).tSendUs; });
+    std::stable_sort(rows.begin(), rows.end(),
+        [&t](std::size_t a, std::size_t b) { return t.times(a).tSendUs < t.times(b).tSendUs; });
     return rows;
 }
 

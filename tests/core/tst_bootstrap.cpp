@@ -1,7 +1,7 @@
 #include "compare/runtorun.h"
-#include "metrics/repeatstats.h"
 #include "metrics/bootstrap.h"
 #include "metrics/percentiles.h"
+#include "metrics/repeatstats.h"
 
 #include <QTest>
 

@@ -166,7 +166,8 @@ private slots:
         arms = compareRuns(file, options, &error);
         const auto c = arms[0]["configs"][1];
         QCOMPARE(c["ratio_ci95"]["method"].get<std::string>(), std::string("within-run"));
-        QVERIFY2(QString::fromStdString(c["run_to_run"]["note"].get<std::string>()).contains(QStringLiteral("the model")),
+        QVERIFY2(
+            QString::fromStdString(c["run_to_run"]["note"].get<std::string>()).contains(QStringLiteral("the model")),
             c["run_to_run"]["note"].get<std::string>().c_str());
     }
 
@@ -187,7 +188,8 @@ private slots:
         const auto& b = arms[0]["configs"][1];
         QCOMPARE(b["ratio_ci95"]["method"].get<std::string>(), std::string("rounds"));
         QCOMPARE(b["run_to_run"]["rounds"].get<int>(), 3);
-        QVERIFY(QString::fromStdString(b["run_to_run"]["note"].get<std::string>()).contains(QStringLiteral("3 paired rounds")));
+        QVERIFY(QString::fromStdString(b["run_to_run"]["note"].get<std::string>())
+                    .contains(QStringLiteral("3 paired rounds")));
         QVERIFY2(b["significant"]["ttft_ms"]["p50"].get<bool>(), b["ratio_ci95"]["ttft_ms"]["p50"].dump().c_str());
         // Shuffled so that the luck no longer lines up, the same values do not show it.
         RunFile shuffled = file;
@@ -260,7 +262,8 @@ private slots:
             qPrintable(calibration->citation()));
         const Calibration::Arm& arm = calibration->arms.at(QStringLiteral("stress"));
         // The same requests scaled by 0.9, 1.0, 1.1: the sd of log 0.9, log 1.0 and log 1.1 (0.1004).
-        QVERIFY2(std::abs(arm.logSd.at("ttft_ms.p50") - 0.1004) < 0.002, qPrintable(QString::number(arm.logSd.at("ttft_ms.p50"))));
+        QVERIFY2(std::abs(arm.logSd.at("ttft_ms.p50") - 0.1004) < 0.002,
+            qPrintable(QString::number(arm.logSd.at("ttft_ms.p50"))));
         QVERIFY(arm.logSd.at("tpot_ms.p50") < 1e-9); // TPOT was the same in every run
         // Two configurations and no marker: not a calibration.
         file.experiment.erase("calibration");
@@ -274,7 +277,8 @@ private slots:
     {
         QCOMPARE(roundsConfidence(nlohmann::json::object()), 0.95);
         QCOMPARE(roundsConfidence({ { "repeats", 3 } }), 0.95);
-        const nlohmann::json spec = { { "repeats", { { "min", 2 }, { "max", 10 }, { "until", { { "half_width", 0.05 } } } } } };
+        const nlohmann::json spec
+            = { { "repeats", { { "min", 2 }, { "max", 10 }, { "until", { { "half_width", 0.05 } } } } } };
         QCOMPARE(plannedLooks(spec), 9);
         QVERIFY(std::abs(roundsConfidence(spec) - (1 - 0.05 / 9)) < 1e-12);
     }
