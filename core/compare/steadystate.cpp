@@ -54,6 +54,22 @@ double kendallZ(std::vector<double> m)
     return s / std::sqrt(variance);
 }
 
+constexpr double kMaterialRise = 0.10;
+
+// The mean of the last third over the mean of the first third, minus 1.
+double riseOf(const std::vector<double>& m)
+{
+    const std::size_t third = m.size() / 3;
+    if (third == 0)
+        return 0;
+    double first = 0, last = 0;
+    for (std::size_t i = 0; i < third; ++i) {
+        first += m[i];
+        last += m[m.size() - 1 - i];
+    }
+    return first > 0 ? last / first - 1.0 : 0.0;
+}
+
 // Whether the first `d` batch means stand apart from the rest: their mean more
 // than two standard errors (the rest's spread over sqrt(d)) from the rest's mean.
 bool headDiffers(const std::vector<double>& means, std::size_t d)
@@ -112,14 +128,15 @@ SteadyCut mser5(const std::vector<double>& values)
     // they differ from the rest by more than twice their standard error.
     if (best > 0 && !headDiffers(means, best))
         best = 0;
+    cut.dropped = best * kBatch;
     // Still growing after the cut: a queue that builds to the end of the run.
     // Kendall's trend test over the batch means kept, one-sided at 0.1 %, so
-    // that a steady run is called unsettled about once in a thousand.
-    if (kendallZ(std::vector<double>(means.begin() + std::ptrdiff_t(best), means.end())) > kTrendZ) {
-        cut.settled = false;
-        return cut;
-    }
-    cut.dropped = best * kBatch;
+    // that a steady run is called unsettled about once in a thousand; and a
+    // rise of at least kMaterialRise from the first third kept to the last, since
+    // a steady closed loop's last requests run a few percent slower as its batch
+    // empties, which the test alone finds in a long, quiet run.
+    const std::vector<double> kept(means.begin() + std::ptrdiff_t(best), means.end());
+    cut.settled = !(kendallZ(kept) > kTrendZ && riseOf(kept) >= kMaterialRise);
     return cut;
 }
 

@@ -14,12 +14,12 @@ namespace ks {
 /// computed, and the start that minimises it is the warm-up's end (White,
 /// 1997), kept only when the batches before it differ from the rest by more
 /// than two standard errors. A run whose kept batch means still trend upward
-/// (Kendall's test, one-sided, 0.1 %) never settled: nothing is dropped and it
-/// is flagged.
+/// (Kendall's test, one-sided, 0.1 %) by 10 % or more from their first third
+/// to their last never settled: it is flagged.
 struct SteadyCut {
     std::size_t requests = 0; ///< the run's ok, non-warm-up requests with a TTFT
     std::size_t dropped = 0; ///< the first `dropped` of them are its warm-up
-    bool settled = true; ///< false: TTFT still rising after the cut (nothing is dropped then)
+    bool settled = true; ///< false: TTFT still rising by 10 % or more after the cut
 };
 
 /// MSER-5 over `values` (in time order). Fewer than 20 values: nothing dropped, settled.
