@@ -42,6 +42,10 @@ RoundsPanel::RoundsPanel(QWidget* parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // Four rounds in view: the last look and the three before it say whether the intervals still narrow.
+    const int row = fontMetrics().height() + 8;
+    m_table->verticalHeader()->setDefaultSectionSize(row);
+    m_table->setMinimumHeight(2 * row + 4 * row + 4);
     clear();
 }
 
