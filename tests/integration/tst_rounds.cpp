@@ -14,6 +14,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <set>
 
@@ -239,6 +240,37 @@ private slots:
                                                "ttft_ms.p99 of light (mns16) "
                                                "still undecided")),
             qPrintable(err));
+    }
+
+    // Stop after the first judged round: the file says the rounds were stopped, not decided.
+    void aStoppedExperimentSaysSo()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("stopped.jsonl"));
+        json doc = roundsSpec(freePort());
+        doc["repeats"] = { { "min", 2 }, { "max", 5 },
+            { "until", { { "ratios", { "ttft_ms.p99" } }, { "half_width", 0.0001 } } } };
+        auto parsed = parseExperimentSpec(QByteArray::fromStdString(doc.dump()));
+        QVERIFY(std::holds_alternative<ExperimentSpec>(parsed));
+        ExperimentRunner runner(std::get<ExperimentSpec>(std::move(parsed)), out);
+        QSignalSpy finished(&runner, &ExperimentRunner::finished);
+        std::vector<RoundDecision> decisions;
+        QObject::connect(&runner, &ExperimentRunner::roundDecided, [&](const RoundDecision& d) {
+            decisions.push_back(d);
+            if (decisions.size() == 1) // as Stop or Ctrl-C arrive: from the event loop
+                QTimer::singleShot(0, &runner, [&runner] { runner.stop(); });
+        });
+        QVERIFY(runner.start().isEmpty());
+        QVERIFY(finished.wait(180000));
+        QCOMPARE(decisions.size(), std::size_t(2));
+        QCOMPARE(decisions[1].stop, QStringLiteral("stopped"));
+        QCOMPARE(decisions[1].round, 2);
+        QVERIFY(decisions[1].ratios.empty());
+        const std::vector<json> rounds = linesOf(out, "round");
+        QCOMPARE(rounds.size(), std::size_t(2));
+        QCOMPARE(rounds[1]["stop"].get<std::string>(), std::string("stopped"));
+        QVERIFY2(roundSentence(decisions[1]).startsWith(QStringLiteral("stopped after round 2")),
+            qPrintable(roundSentence(decisions[1])));
     }
 
     // `run --aa 3`: the baseline alone, three rounds on three fresh servers, a

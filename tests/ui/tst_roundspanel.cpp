@@ -1,5 +1,7 @@
 // The Live page's Rounds table, fed by a replayed run file's `round` lines (the
-// path a live run's decisions take too: RunSource::roundDecided).
+// path a live run's decisions take too: RunSource::roundDecided), and the
+// editor keeping a spec's rounds keys.
+#include "editor/experimentdocument.h"
 #include "pages/livepage.h"
 #include "pages/roundspanel.h"
 #include "report/liveexport.h"
@@ -82,6 +84,28 @@ private slots:
         live.addRoundDecision(budget);
         QCOMPARE(live.rounds()->statusText(),
             QStringLiteral("budget of 10 rounds spent: ttft_ms.p99 of stress (mns64) still undecided"));
+    }
+
+    void theEditorKeepsTheRoundsKeys()
+    {
+        json spec = ExperimentDocument::newExperiment();
+        spec["configs"].push_back(spec["configs"][0]);
+        spec["configs"][1]["label"] = "other";
+        spec["repeats"] = { { "min", 2 }, { "max", 4 }, { "until", { { "ratios", { "ttft_ms.p99" } } } } };
+        spec["order"] = "interleaved";
+        spec["order_seed"] = 9;
+        ExperimentDocument doc;
+        QString error;
+        QVERIFY(doc.load(QByteArray::fromStdString(spec.dump()), &error));
+        doc.setValue(QStringLiteral("name"), "renamed"); // an edit rewrites the JSON
+        const json saved = doc.toJson();
+        QVERIFY(saved["repeats"] == spec["repeats"]);
+        QCOMPARE(saved["order"].get<std::string>(), std::string("interleaved"));
+        QCOMPARE(saved["order_seed"].get<int>(), 9);
+        const auto validated = doc.validate();
+        if (const auto* errors = std::get_if<std::vector<SpecError>>(&validated))
+            QFAIL(qPrintable(errors->front().toString()));
+        QCOMPARE(std::get<ExperimentSpec>(validated).rounds.until->max, 4);
     }
 };
 
