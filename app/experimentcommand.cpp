@@ -9,6 +9,7 @@
 #include "metricsendpoint.h"
 #include "runextras.h"
 #include "server/servercommandcheck.h"
+#include "spec/calibrationplan.h"
 #include "startbarrier.h"
 #include "util/redact.h"
 #include "util/unixsignals.h"
@@ -22,6 +23,28 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+
+namespace {
+
+// One line per round: each chosen ratio with its interval, then the decision.
+QString roundStatusLine(const ks::RoundDecision& d)
+{
+    QStringList ratios;
+    for (const ks::RoundRatio& r : d.ratios) {
+        QString text = r.arm + QLatin1Char(' ') + r.ratio;
+        if (!r.config.isEmpty())
+            text += QLatin1Char(' ') + r.config;
+        if (r.value)
+            text += QStringLiteral(" %1").arg(*r.value, 0, 'f', 3);
+        if (r.ci95)
+            text += QStringLiteral(" [%1, %2]").arg(r.ci95->first, 0, 'f', 3).arg(r.ci95->second, 0, 'f', 3);
+        ratios << text + (r.decided ? QStringLiteral(" decided") : QStringLiteral(" undecided"));
+    }
+    const QString head = ratios.isEmpty() ? QString() : ratios.join(QStringLiteral("; ")) + QStringLiteral(": ");
+    return QStringLiteral("round %1: %2%3").arg(d.round).arg(head, ks::roundSentence(d));
+}
+
+} // namespace
 
 int runExperiment(const QString& specPath, const QString& outPath, ProgressReporter::Mode progressMode,
     double maxErrorRate, const RunExtras& extras)
@@ -40,6 +63,15 @@ int runExperiment(const QString& specPath, const QString& outPath, ProgressRepor
         return 2;
     }
     ks::ExperimentSpec spec = std::get<ks::ExperimentSpec>(std::move(parsed));
+    if (extras.calibrationRuns > 0) {
+        if (const QString error = ks::applyCalibrationPlan(spec, extras.calibrationRuns, extras.calibrationBaseline);
+            !error.isEmpty()) {
+            std::fprintf(stderr, "knobscope run: %s: %s\n", qPrintable(specPath), qPrintable(error));
+            return 2;
+        }
+        std::fprintf(stderr, "knobscope run: A/A calibration: %d rounds of %s\n", extras.calibrationRuns,
+            qPrintable(spec.configs.front().label));
+    }
     if (extras.shard) {
         if (const QString error = ks::applyShard(spec, *extras.shard); !error.isEmpty()) {
             std::fprintf(stderr, "knobscope run: %s: cannot shard: %s\n", qPrintable(specPath), qPrintable(error));
@@ -52,9 +84,9 @@ int runExperiment(const QString& specPath, const QString& outPath, ProgressRepor
 int runExperimentSpec(ks::ExperimentSpec spec, const QString& outPath, ProgressReporter::Mode progressMode,
     double maxErrorRate, const RunExtras& extras)
 {
-    // A sweep may stop early, so with sweeps the total is an estimate: "[3/~16]".
-    const bool sweeps
-        = std::any_of(spec.arms.begin(), spec.arms.end(), [](const ks::ArmSpec& a) { return a.sweep.has_value(); });
+    // A sweep may stop early and rounds end once decided, so there the total is an estimate: "[3/~16]".
+    const bool sweeps = spec.rounds.until.has_value()
+        || std::any_of(spec.arms.begin(), spec.arms.end(), [](const ks::ArmSpec& a) { return a.sweep.has_value(); });
     QStringList warnings;
     for (const ks::ConfigSpec& config : spec.configs) {
         for (const QString& warning : ks::serverCommandWarnings(spec.serverCommand(config)))
@@ -143,6 +175,9 @@ int runExperimentSpec(ks::ExperimentSpec spec, const QString& outPath, ProgressR
             if (requests > 0 && double(summary.errors.value_or(0)) > maxErrorRate * double(requests))
                 errorsAboveThreshold = true;
         });
+    QObject::connect(&runner, &ks::ExperimentRunner::roundDecided, &loop, [](const ks::RoundDecision& decision) {
+        std::fprintf(stderr, "knobscope run: %s\n", qPrintable(roundStatusLine(decision)));
+    });
     QObject::connect(&runner, &ks::ExperimentRunner::finished, &loop, [&](const QString& message) {
         problems = message;
         loop.quit();

@@ -21,6 +21,7 @@ usage:
   knobscope run --base-url URL --model M [load flags] --out RUNS.jsonl
   knobscope run SPEC.json --out RUNS.jsonl [--metrics-port P [--metrics-host ADDR]]
   knobscope run SPEC.json --shard I/N [--start-at TIME] --out part-I.jsonl   (external server only)
+  knobscope run SPEC.json --aa N [--baseline LABEL] --out CAL.jsonl  A/A calibration: the baseline N times
   knobscope merge part-*.jsonl --out RUNS.jsonl   summaries recomputed from the records, never averaged
   knobscope report RUNS.jsonl [--json] [--slo-ttft-ms X] [--slo-tpot-ms Y]
   knobscope compare RUNS.jsonl [OTHER.jsonl] [--baseline LABEL] [--json | --format md|csv] [--slo-ttft-ms X]

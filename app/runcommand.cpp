@@ -3,6 +3,7 @@
 #include "loadflags.h"
 #include "promptflags.h"
 #include "runextras.h"
+#include "spec/calibrationplan.h"
 
 #include <QCommandLineParser>
 
@@ -99,6 +100,14 @@ int runCommand(const QStringList& arguments)
             "(a new segment ARM~cN of the arm, with its own summary), 'rate R' on a rate arm (segment ARM~rR), "
             "'stop' (end the run cleanly). Not sweeps or repeats."),
         QStringLiteral("stdin") });
+    parser.addOption({ QStringLiteral("aa"),
+        QStringLiteral("With a spec: an A/A calibration (docs/metrics.md, \"Calibration\"): run the baseline "
+                       "configuration N times (N >= 3) as N interleaved rounds, a fresh server start each, over the "
+                       "spec's plain arms; compare --calibration FILE uses the spread of these runs."),
+        QStringLiteral("N") });
+    parser.addOption({ QStringLiteral("baseline"),
+        QStringLiteral("With --aa: the configuration to calibrate (default: the spec's first)."),
+        QStringLiteral("LABEL") });
     addLoadFlags(parser);
     addPromptFlags(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope run"))
@@ -151,6 +160,33 @@ int runCommand(const QStringList& arguments)
             return 2;
         }
         extras.controlStdin = true;
+    }
+    if (parser.isSet(QStringLiteral("aa"))) {
+        bool ok = false;
+        extras.calibrationRuns = parser.value(QStringLiteral("aa")).toInt(&ok);
+        if (!ok || extras.calibrationRuns < ks::kMinCalibrationRuns) {
+            std::fprintf(stderr,
+                "knobscope run: --aa: expected a whole number of runs of at least %d (two runs give one difference, "
+                "no spread), got '%s'\n",
+                ks::kMinCalibrationRuns, qPrintable(parser.value(QStringLiteral("aa"))));
+            return 2;
+        }
+        if (parser.positionalArguments().size() != 1) {
+            std::fputs(
+                "knobscope run: --aa N needs a spec file (knobscope run SPEC.json --aa N --out CAL.jsonl)\n", stderr);
+            return 2;
+        }
+        if (extras.shard) {
+            std::fputs("knobscope run: --aa and --shard do not go together: calibrate from one client\n", stderr);
+            return 2;
+        }
+    }
+    if (parser.isSet(QStringLiteral("baseline"))) {
+        if (!parser.isSet(QStringLiteral("aa"))) {
+            std::fputs("knobscope run: --baseline goes with --aa N (the configuration to calibrate)\n", stderr);
+            return 2;
+        }
+        extras.calibrationBaseline = parser.value(QStringLiteral("baseline"));
     }
     ProgressReporter::Mode progressMode;
     if (!ProgressReporter::parseMode(parser.value(QStringLiteral("progress")), &progressMode)) {

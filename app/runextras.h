@@ -15,4 +15,6 @@ struct RunExtras {
     /// (a pod passes 0.0.0.0 so the cluster's Prometheus can scrape it).
     QHostAddress metricsHost = QHostAddress(QHostAddress::LocalHost);
     bool controlStdin = false; ///< --control stdin: steer the running arm (docs/experiments.md, "Steering")
+    int calibrationRuns = 0; ///< --aa N: an A/A calibration of N rounds; 0: none
+    QString calibrationBaseline; ///< --baseline LABEL with --aa: the configuration calibrated
 };

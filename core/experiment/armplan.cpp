@@ -18,11 +18,15 @@ QString sweepValueText(double value)
     return QString::number(value, 'g', 6);
 }
 
-ArmPlan::ArmPlan(const ExperimentSpec& spec, const ConfigSpec& config, const ArmSpec& arm)
+ArmPlan::ArmPlan(const ExperimentSpec& spec, const ConfigSpec& config, const ArmSpec& arm, int round)
     : m_spec(spec)
     , m_config(config)
     , m_arm(arm)
+    , m_round(round)
 {
+    // A sweep runs whole in the first round; a plain arm only up to its own repeats.
+    if (round > (arm.sweep ? 1 : arm.repeats))
+        m_done = true;
 }
 
 int ArmPlan::estimatedRuns(const ArmSpec& arm)
@@ -45,6 +49,20 @@ std::size_t ArmPlan::runsPerConfig(const ExperimentSpec& spec)
     std::size_t runs = stepsPerConfig(spec) - spec.arms.size(); // probe passes
     for (const ArmSpec& arm : spec.arms)
         runs += std::size_t(estimatedRuns(arm));
+    return runs;
+}
+
+std::size_t ArmPlan::runsInRound(const ExperimentSpec& spec, int round)
+{
+    if (round == 0)
+        return runsPerConfig(spec);
+    std::size_t runs = round == 1 ? stepsPerConfig(spec) - spec.arms.size() : 0; // probe passes: the first visit
+    for (const ArmSpec& arm : spec.arms) {
+        if (arm.sweep)
+            runs += round == 1 ? std::size_t(estimatedRuns(arm)) : 0;
+        else
+            runs += arm.repeats >= round ? 1 : 0;
+    }
     return runs;
 }
 
@@ -71,7 +89,15 @@ std::optional<PlannedStep> ArmPlan::next()
 {
     if (m_done)
         return std::nullopt;
-    if (!m_current || m_repeat >= m_arm.repeats) {
+    const bool oneRound = m_round > 0 && !m_arm.sweep;
+    if (oneRound) { // this round's repeat alone
+        if (m_current) {
+            m_done = true;
+            return std::nullopt;
+        }
+        m_current = stepAt(0);
+        m_repeat = m_round - 1;
+    } else if (!m_current || m_repeat >= m_arm.repeats) {
         if (m_current)
             ++m_step;
         m_repeat = 0;
@@ -119,6 +145,8 @@ std::optional<PlannedStep> ArmPlan::next()
                   { "step", kind.toStdString() } };
     if (m_arm.repeats > 1)
         step.runFields["repeat"] = m_repeat;
+    if (oneRound && m_arm.repeats > 1)
+        step.runFields["round"] = m_repeat;
     return step;
 }
 
@@ -128,6 +156,8 @@ void ArmPlan::stepFinished(nlohmann::json& summary)
         return;
     if (m_arm.repeats > 1)
         summary["repeat"] = m_repeat;
+    if (m_round > 0 && !m_arm.sweep && m_arm.repeats > 1)
+        summary["round"] = m_repeat;
     if (!m_arm.sweep)
         return;
     const SweepSpec& sweep = *m_arm.sweep;

@@ -17,14 +17,18 @@ struct PlannedStep {
     nlohmann::json runFields = nlohmann::json::object(); ///< added to the run line: `sweep`, `repeat`
 };
 
-/// The runs of one arm against one configuration (docs/experiments.md,
+/// The runs of one arm against one configuration in one visit (docs/experiments.md,
 /// "Sweeps" and "Repeats"): a plain arm once, or `repeats` times; a sweep one
 /// step after another, each step's load chosen from the results of the steps
 /// before it (the automatic sweep's rates come from its first two steps), until
-/// the values run out or the sweep stops early. Knows no server and no clock.
+/// the values run out or the sweep stops early. In round r of interleaved
+/// repeats (Visit::round), a plain arm runs its repeat r alone (none when it
+/// has fewer repeats) and a sweep runs whole in round 1, not after. Knows no
+/// server and no clock.
 class ArmPlan {
 public:
-    ArmPlan(const ExperimentSpec& spec, const ConfigSpec& config, const ArmSpec& arm);
+    /// `round` 0: every repeat (blocked order).
+    ArmPlan(const ExperimentSpec& spec, const ConfigSpec& config, const ArmSpec& arm, int round = 0);
 
     /// The next run, or nullopt when the arm is done for this configuration.
     std::optional<PlannedStep> next();
@@ -40,6 +44,8 @@ public:
     static std::size_t stepsPerConfig(const ExperimentSpec& spec);
     /// The runs of each configuration if no sweep stops early (sweep steps, repeats and probe passes count one each).
     static std::size_t runsPerConfig(const ExperimentSpec& spec);
+    /// The runs of one visit in `round` (0: blocked, runsPerConfig()) if no sweep stops early.
+    static std::size_t runsInRound(const ExperimentSpec& spec, int round);
 
 private:
     struct Step {
@@ -51,6 +57,7 @@ private:
     const ExperimentSpec& m_spec;
     const ConfigSpec& m_config;
     ArmSpec m_arm;
+    int m_round = 0;
     std::size_t m_step = 0; ///< index of the step now running or next
     int m_repeat = 0; ///< repeats of m_step started so far
     std::optional<Step> m_current;

@@ -31,6 +31,7 @@ ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject
     , m_spec(std::move(spec))
     , m_outPath(std::move(outPath))
     , m_server(m_spec, m_outPath, this)
+    , m_schedule(m_spec)
     , m_snapshotTimer(this)
     , m_gpu(this)
 {
@@ -80,9 +81,10 @@ QString ExperimentRunner::start()
     }
     if (!m_writer.open(m_outPath, &error))
         return error;
-    const nlohmann::json experiment
-        = { { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
-              { "started_at", isoNow() }, { "spec", redactSpec(m_spec.raw) }, { "environment", hostEnvironment() } };
+    nlohmann::json experiment = { { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
+        { "started_at", isoNow() }, { "spec", redactSpec(m_spec.raw) }, { "environment", hostEnvironment() } };
+    if (!m_spec.calibration.is_null()) // run --aa N: readCalibration() knows the file by it
+        experiment["calibration"] = m_spec.calibration;
     m_writer.write(experiment);
     if (!m_writer.flush()) {
         const QString problem = m_writer.error();
@@ -92,6 +94,8 @@ QString ExperimentRunner::start()
     emit experimentStarted(experimentInfoFromLine(experiment));
     if (m_spec.search)
         m_search = std::make_unique<SearchDriver>(m_spec);
+    if (m_spec.rounds.until)
+        m_judge.emplace(m_spec, m_outPath);
     QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
     return {};
 }
@@ -176,7 +180,9 @@ void ExperimentRunner::onServerFailed(const QString& message)
     m_problems << QStringLiteral("%1: %2").arg(m_spec.configs[m_config].label, message);
     if (m_search) // a probe that could not start has no figure
         m_search->concludeProbe(m_config, m_stopRequested, m_problems);
-    ++m_config; // this configuration cannot run; the next one may
+    m_failed.resize(std::max(m_failed.size(), m_config + 1));
+    m_failed[m_config] = true; // this configuration cannot run; the next one may
+    nextVisit();
     QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
 }
 
@@ -203,26 +209,11 @@ void ExperimentRunner::writeServerSample(const ServerSample& s)
     m_serverTally.add(s);
 }
 
-void ExperimentRunner::startConfig()
-{
-    if (m_stopRequested || m_config >= m_spec.configs.size()) {
-        finishExperiment();
-        return;
-    }
-    m_arm = 0;
-    m_runInConfig = 0;
-    m_restartedForProbes = false;
-    m_run = m_spec.configs[m_config].label;
-    const bool needStart = m_spec.server && (!m_server.isUp() || m_spec.server->restartBetweenConfigs);
-    if (needStart)
-        restartServer();
-    else
-        probeServerThenStartArm();
-}
-
 void ExperimentRunner::startArm()
 {
-    if (m_stopRequested || m_arm >= ArmPlan::stepsPerConfig(m_spec) || !m_armProblem.isEmpty()) {
+    // Probe passes run in a configuration's first visit.
+    const std::size_t steps = m_round > 1 ? m_spec.arms.size() : ArmPlan::stepsPerConfig(m_spec);
+    if (m_stopRequested || m_arm >= steps || !m_armProblem.isEmpty()) {
         endConfig();
         return;
     }
@@ -238,7 +229,7 @@ void ExperimentRunner::startArm()
     std::optional<PlannedStep> step;
     if (!probePass) {
         if (!m_plan)
-            m_plan = std::make_unique<ArmPlan>(m_spec, config, m_spec.arms[m_arm]);
+            m_plan = std::make_unique<ArmPlan>(m_spec, config, m_spec.arms[m_arm], m_round);
         if (step = m_plan->next(); !step) { // this arm is done for this configuration
             m_plan.reset();
             ++m_arm;
@@ -301,10 +292,7 @@ void ExperimentRunner::startArm()
         m_progressDirty = true;
     });
     connect(m_load.get(), &LoadRunner::finished, this, &ExperimentRunner::onArmFinished);
-    // Sweeps may stop early, so the total is an estimate (docs/experiments.md, "Sweeps").
-    const std::size_t runs = ArmPlan::runsPerConfig(m_spec);
-    emit runStarted({ m_run, config.label, m_armName, config.model, int(m_config * runs) + m_runInConfig++,
-        int((m_search ? m_search->plannedConfigs() : m_spec.configs.size()) * runs), {} });
+    emit runStarted({ m_run, config.label, m_armName, config.model, nextRunIndex(), runTotal(), {} });
     if (const QString error = m_load->start(); !error.isEmpty()) {
         m_problems << QStringLiteral("%1: %2").arg(m_run, error);
         m_load.reset();
@@ -450,21 +438,6 @@ void ExperimentRunner::finishRun(
     emit runRecorded(recorded);
 }
 
-void ExperimentRunner::endConfig()
-{
-    m_plan.reset();
-    m_armProblem.clear();
-    if (m_search)
-        m_search->concludeProbe(m_config, m_stopRequested, m_problems);
-    ++m_config;
-    const bool last = m_config >= m_spec.configs.size() || m_stopRequested;
-    if (m_server.isRunning() && (last || m_spec.server->restartBetweenConfigs)) {
-        m_server.stopThen(ServerSession::AfterStop::StartConfig);
-        return;
-    }
-    QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
-}
-
 void ExperimentRunner::finishExperiment()
 {
     if (!m_writer.isOpen())
@@ -473,6 +446,7 @@ void ExperimentRunner::finishExperiment()
         m_server.stopThen(ServerSession::AfterStop::Finish); // the file closes once the server is gone
         return;
     }
+    writeStoppedRound();
     if (const nlohmann::json search = m_search ? m_search->takeLine(m_stopRequested) : nullptr; !search.is_null())
         m_writer.write(search); // once, before the file closes
     if (!m_writer.close() && m_writer.failed() && !m_writeFailed) {

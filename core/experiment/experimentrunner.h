@@ -1,6 +1,8 @@
 #pragma once
 
 #include "experiment/armplan.h"
+#include "experiment/roundjudge.h"
+#include "experiment/roundschedule.h"
 #include "experiment/searchdriver.h"
 #include "experiment/serversession.h"
 #include "load/loadrunner.h"
@@ -22,8 +24,9 @@
 
 namespace ks {
 
-/// Runs every arm of an experiment against every configuration, in spec order,
-/// into one JSONL file (docs/formats.md): starts and restarts the server when
+/// Runs every arm of an experiment against every configuration, in the order
+/// of its RoundSchedule (interleaved rounds, or blocked in spec order), into
+/// one JSONL file (docs/formats.md): starts and restarts the server when
 /// the spec has one, scrapes /metrics during each arm, and writes a summary per
 /// arm that says whether the arm ever made the server queue. It is the live
 /// RunSource: the dashboard and the terminal follow it through those signals.
@@ -63,8 +66,9 @@ public:
 signals:
     // RunSource: experimentStarted (the `experiment` line as written, before the
     // first arm), runStarted, progressed, snapshotReady, runFinished, runRecorded,
-    // serverLine, finished (a failed write of the run file stops the run and
-    // comes first in its message; the run file stays valid). Also:
+    // serverLine, roundDecided (repeats that run until decided), finished (a
+    // failed write of the run file stops the run and comes first in its
+    // message; the run file stays valid). Also:
     /// A server is about to be started: the exact argv and extra environment
     /// (unredacted: the receiver decides what to show where).
     void serverStarting(const ks::ServerLaunch& launch);
@@ -114,6 +118,16 @@ private:
     /// long arm keeps no record in memory, and the summary is exact.
     std::vector<RequestRecord> readBackRecords(const QStringList& runs);
     void endConfig();
+    /// Moves past the current visit; a visit that ends a round has the round judged.
+    void nextVisit();
+    /// Repeats that run until decided: writes and sends the decision after
+    /// `round`, and ends the schedule there when it stops.
+    void afterRound(int round);
+    /// The `round` line of an experiment stopped before its rounds were decided.
+    void writeStoppedRound();
+    /// The progress of the run starting now (RunInfo index and total).
+    int nextRunIndex();
+    int runTotal() const;
     void finishExperiment();
     void serverEvent(const QString& event, const QString& detail);
     void writeServerSample(const ServerSample& sample);
@@ -126,6 +140,13 @@ private:
     JsonlWriter m_writer;
     ServerSession m_server;
     std::unique_ptr<LoadRunner> m_load;
+    RoundSchedule m_schedule;
+    std::size_t m_visit = 0; ///< index into m_schedule
+    int m_round = 0; ///< of the visit now running (0: blocked)
+    std::vector<bool> m_failed; ///< configurations whose server could not start: their later visits are skipped
+    std::optional<RoundJudge> m_judge; ///< set for repeats that run until decided
+    int m_roundsDone = 0;
+    bool m_roundsEnded = false; ///< a round line with a stop is written
     std::size_t m_config = 0;
     std::size_t m_arm = 0;
     std::unique_ptr<ArmPlan> m_plan; ///< the runs of the current load arm (sweep steps, repeats)

@@ -127,9 +127,8 @@ QString ExperimentRunner::startSegment(const QString& setting, const char* kind,
     m_run = run;
     m_armName = armName;
     m_snapshots.beginRun(m_run, config.label, config.model, -1);
-    const std::size_t runs = ArmPlan::runsPerConfig(m_spec);
-    emit runStarted({ m_run, config.label, m_armName, config.model, int(m_config * runs) + m_runInConfig - 1,
-        int(m_spec.configs.size() * runs), m_runLine });
+    emit runStarted({ m_run, config.label, m_armName, config.model, m_schedule.runsBefore(m_visit) + m_runInConfig - 1,
+        runTotal(), m_runLine });
     return {};
 }
 

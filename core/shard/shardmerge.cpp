@@ -322,6 +322,11 @@ void mergeInto(const std::vector<ShardPart>& parts, ShardMerge& out)
         json summary = summarizeRun(first.run, first.config, first.arm, records, slo);
         summary["peak_in_flight"] = peakInFlight(records);
         overlayPartSummaries(summary, sources);
+        for (const char* key : { "repeat", "round" }) { // the run's place in the plan, the same in every part
+            const json& part = sources.front().second->summary;
+            if (part.is_object() && part.contains(key))
+                summary[key] = part[key];
+        }
         summary["type"] = "summary";
         out.lines.push_back(summary);
         out.runs.push_back({ first.run, int(records.size()), int(sources.size()), t0Max - t0Min });

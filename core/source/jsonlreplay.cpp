@@ -164,6 +164,10 @@ void JsonlReplay::handleLine(const QByteArray& raw)
         flush();
         emit summaryRead(decoded.run, j);
         break;
+    case RunLine::Kind::Round:
+        flush();
+        emit roundRead(j);
+        break;
     default:
         break;
     }

@@ -42,6 +42,8 @@ signals:
     void recordsReady(const QVector<ks::RequestRecord>& records);
     /// The run's stored summary line, as the reader returns it.
     void summaryRead(const QString& run, const nlohmann::json& summary);
+    /// A `round` line (repeats that run until decided), cleaned by the reader.
+    void roundRead(const nlohmann::json& line);
     /// A scrape of the server's metrics (-1: the server did not report it).
     void serverSampled(const QString& run, qint64 tUs, double running, double waiting, double kvCacheUsage);
     /// A scrape's speculative-decoding figures (a `server` line's `spec_decode`).

@@ -40,6 +40,8 @@ ReplayFeed::ReplayFeed(QString path, double speed, QObject* parent)
             j.erase("type");
         emit runFinished(run, runSummaryFromJson(std::move(j)));
     });
+    connect(&m_replay, &JsonlReplay::roundRead, this,
+        [this](const nlohmann::json& line) { emit roundDecided(roundDecisionFromLine(line)); });
     connect(&m_replay, &JsonlReplay::serverEventRead, this,
         [this](const QString&, const QString& event, const QString& detail) {
             emit serverLine(

@@ -23,6 +23,7 @@ void registerRunSourceTypes()
 {
     qRegisterMetaType<ExperimentInfo>();
     qRegisterMetaType<RunInfo>();
+    qRegisterMetaType<RoundDecision>();
     qRegisterMetaType<RunSummary>();
     qRegisterMetaType<RunSnapshot>();
     qRegisterMetaType<LoadProgress>();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compare/rounddecision.h"
 #include "load/loadrunner.h"
 #include "metrics/aggregator.h"
 #include "metrics/summaryline.h"
@@ -68,6 +69,9 @@ signals:
     /// the source has it whole (a live run): a window shows it without reading
     /// back the file that is still being written.
     void runRecorded(std::shared_ptr<const ks::RunData> run);
+    /// The decision after a round of repeats that run until decided (a `round`
+    /// line: docs/formats.md), live as the runner writes it or read from a file.
+    void roundDecided(const ks::RoundDecision& decision);
     /// Server output and lifecycle events, as the Log page shows them.
     void serverLine(const QString& line);
     /// A line of a file the source could not use; it goes on.
@@ -80,4 +84,5 @@ signals:
 
 Q_DECLARE_METATYPE(ks::ExperimentInfo)
 Q_DECLARE_METATYPE(ks::RunInfo)
+Q_DECLARE_METATYPE(ks::RoundDecision)
 Q_DECLARE_METATYPE(std::shared_ptr<const ks::RunData>)

@@ -1,5 +1,6 @@
 #include "spec/experimentspec.h"
 #include "spec/gridexpansion.h"
+#include "spec/roundsspecreader.h"
 #include "spec/searchspecreader.h"
 #include "spec/specchecker.h"
 
@@ -276,6 +277,7 @@ void readArms(Checker& c, const json& doc, ExperimentSpec& spec)
                 if (j.contains(key))
                     c.fail(child(path, key), QStringLiteral("only for \"mode\": \"sweep\""));
         arm.repeats = c.integer(j, path, "repeats", false, 1).value_or(1);
+        arm.repeatsGiven = j.contains("repeats");
         if (arm.name.contains(QLatin1Char('@')) || arm.name.contains(QLatin1Char('#')))
             c.fail(child(path, "name"),
                 QStringLiteral("'@' and '#' are kept for sweep steps (ARM@VALUE) and repeats (ARM#N)"));
@@ -395,8 +397,9 @@ std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const Q
     ExperimentSpec spec;
     if (!c.isObject(doc, {}))
         return c.errors;
-    c.rejectUnknown(
-        doc, {}, { "name", "target", "server", "configs", "arms", "prompts", "probes", "slo", "client", "search" });
+    c.rejectUnknown(doc, {},
+        { "name", "target", "server", "configs", "arms", "prompts", "probes", "slo", "client", "search", "repeats",
+            "order", "order_seed" });
     spec.name = c.string(doc, {}, "name", true).value_or(QString());
     readTarget(c, doc, spec);
     readServer(c, doc, spec);
@@ -405,6 +408,7 @@ std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const Q
     readOptional(c, doc, spec);
     readClient(c, doc, spec);
     readSearch(c, doc, spec);
+    readRounds(c, doc, spec);
     checkPlaceholders(c, spec);
     if (!c.errors.empty())
         return c.errors;

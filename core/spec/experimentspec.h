@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compare/rounddecision.h"
 #include "metrics/runsummary.h"
 #include "spec/searchspec.h"
 #include "workload/loadspec.h"
@@ -65,7 +66,8 @@ struct ArmSpec {
     std::optional<LengthDist> maxTokensDist; ///< max_tokens given as a distribution
     int inputTokens = 0; ///< 0: the spec's prompts.input_tokens
     int warmup = 0;
-    int repeats = 1; ///< runs per configuration: ARM, ARM#2, ...
+    int repeats = 1; ///< runs per configuration: ARM, ARM#2, ... (the spec's top-level `repeats` unless its own)
+    bool repeatsGiven = false; ///< the arm has its own `repeats`
     std::optional<SweepSpec> sweep; ///< set for "mode": "sweep"; mode/concurrency/rate then describe each step
     std::optional<PromptSpec> prompts; ///< the arm's own prompts, replacing the spec's
     std::optional<TraceSpec> trace; ///< set for "mode": "trace"
@@ -87,6 +89,17 @@ struct ClientSpec {
     bool preconnect = true;
 };
 
+/// How the repeats of the arms are ordered (docs/experiments.md, "Repeats"): the
+/// spec's top-level `repeats`, `order` and `order_seed`.
+struct RoundsSpec {
+    enum class Order { Interleaved, Blocked };
+    /// Interleaved: round 1 of every configuration, then round 2, ...; blocked:
+    /// every repeat of a configuration before the next one (and always with a search).
+    Order order = Order::Interleaved;
+    quint64 seed = 1; ///< the order of rounds 2 on; the spec's seed unless `order_seed`
+    std::optional<RoundRule> until; ///< repeats that run until decided
+};
+
 /// A validated experiment (DESIGN.md section 4; docs/experiments.md).
 struct ExperimentSpec {
     QString name;
@@ -104,6 +117,10 @@ struct ExperimentSpec {
     Slo slo;
     ClientSpec client;
     std::optional<SearchSpec> search;
+    RoundsSpec rounds;
+    /// `knobscope run SPEC --aa N` (applyCalibrationPlan): {"config", "runs"}, written into the
+    /// experiment line as `calibration`; null otherwise. Not in the JSON.
+    nlohmann::json calibration;
     nlohmann::json raw; ///< the spec as given, for the run file
     /// `knobscope run --base-url`: one configuration and one arm, whose run is
     /// named by the configuration's label alone (`--label`). Not in the JSON.

@@ -31,6 +31,7 @@ struct Part {
     nlohmann::json experiment;
     bool hasExperiment = false;
     nlohmann::json search; ///< the last `search` line of the part
+    std::vector<nlohmann::json> rounds; ///< the part's `round` lines
     std::vector<RunFileIssue> issues;
     bool truncated = false;
     qint64 lines = 0;
@@ -148,6 +149,9 @@ private:
             break;
         case RunLine::Kind::Search:
             m_part.search = std::move(decoded.object);
+            break;
+        case RunLine::Kind::Round:
+            m_part.rounds.push_back(std::move(decoded.object));
             break;
         case RunLine::Kind::Run: {
             Part::Run& run = runFor(decoded.run);
@@ -288,6 +292,8 @@ bool readRunFile(const QString& path, RunFile* out, QString* error, const ReadPr
             out->experiment = std::move(part.experiment);
         if (!part.search.is_null())
             out->search = std::move(part.search);
+        for (nlohmann::json& round : part.rounds)
+            out->rounds.push_back(std::move(round));
         for (Part::Run& run : part.runs) {
             auto it = runIndex.find(run.data.run);
             if (it == runIndex.end()) {

@@ -30,6 +30,9 @@ struct RunFile {
     nlohmann::json experiment; ///< the `experiment` line, cleaned; null when the file has no readable one
     std::vector<RunData> runs;
     nlohmann::json search; ///< the `search` line, cleaned; null when the file has none (docs/formats.md, "Search")
+    /// The `round` lines, cleaned, in file order: the decisions of repeats that
+    /// run until decided (docs/formats.md, "Rounds"); compare/rounddecision.h reads them.
+    std::vector<nlohmann::json> rounds;
     std::vector<RunFileIssue> issues;
     bool truncated = false; ///< the last line had no newline and did not parse (killed writer)
     qint64 lines = 0;

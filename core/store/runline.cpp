@@ -98,7 +98,7 @@ const FieldRule kSearchProbe { "search", kObj, { { "probe", kInt }, { "value", k
 const std::vector<FieldRule> kRunRules { kSearchProbe, { "run", kStr }, { "config", kStr }, { "arm", kStr },
     { "t0_wall", kStr }, { "t0_monotonic_us", kInt }, { "t0_unix_us", kInt }, { "model", kStr }, { "knobs", kObj },
     { "ticks", kBool }, { "grid", kObj, { { "from", kStr }, { "values", kObj } } }, kProbeIdentity, kSweepStep,
-    kControl, { "repeat", kInt }, { "prompts", kObj }, { "server_version", kObj },
+    kControl, { "repeat", kInt }, { "round", kInt }, { "prompts", kObj }, { "server_version", kObj },
     { "shard", kObj, { { "index", kInt }, { "count", kInt }, { "host", kStr }, { "start_at", kStr } } },
     { "merged", kObj,
         { { "shards", kInt }, { "start_skew_us", kInt }, { "hosts", kArr, {}, kStr }, { "parts", kArr, {}, kObj } } },
@@ -131,6 +131,7 @@ const std::vector<FieldRule> kSummaryRules {
     kSweepStep,
     kControl,
     { "repeat", kInt },
+    { "round", kInt },
     { "slo", kObj, { { "ttft_ms", kNum }, { "tpot_ms", kNum } } },
     { "client", kObj,
         { { "loop_lag_p99_ms", kNum }, { "cpu_utilisation", kNum }, { "cores", kInt }, { "client_bound", kBool },
@@ -174,8 +175,14 @@ const std::vector<FieldRule> kSearchRules { { "knob", kStr }, { "arm", kStr }, {
     { "best", kNum | kNull }, { "objective", kNum | kNull }, { "ci95", kArr | kNull, {}, kNum },
     { "plateau", kArr | kNull, {}, kNum }, { "probes", kArr, {}, kObj } };
 
+// The decision after a round of repeats that run until decided (docs/formats.md, "Rounds").
+const std::vector<FieldRule> kRoundRules { { "round", kInt }, { "decided", kBool }, { "stop", kStr | kNull },
+    { "ratios", kArr, {}, kObj }, { "max", kInt }, { "half_width", kNum }, { "confidence", kNum },
+    { "problem", kStr } };
+
 const std::vector<FieldRule> kExperimentRules {
     { "schema", kInt },
+    { "calibration", kObj, { { "config", kStr }, { "runs", kInt } } },
     { "environment", kObj,
         { { "host", kStr }, { "os", kStr }, { "kernel", kStr }, { "cpu_model", kStr }, { "cpu_count", kInt },
             { "memory_bytes", kInt }, { "knobscope", kStr }, { "gpus", kArr, {}, kObj }, { "gpu_error", kStr } } },
@@ -385,11 +392,15 @@ RunLine readRunLine(QByteArrayView line, qint64 lineNumber, std::vector<RunFileI
     } else if (kind == "search") {
         out.kind = RunLine::Kind::Search;
         rules = &kSearchRules;
+    } else if (kind == "round") {
+        out.kind = RunLine::Kind::Round;
+        rules = &kRoundRules;
     } else {
         out.kind = RunLine::Kind::Unknown;
         return out;
     }
-    const bool runless = out.kind == RunLine::Kind::Experiment || out.kind == RunLine::Kind::Search;
+    const bool runless = out.kind == RunLine::Kind::Experiment || out.kind == RunLine::Kind::Search
+        || out.kind == RunLine::Kind::Round;
     if (!runless && !takeRun(object, kind.c_str(), lineNumber, issues, &out.run)) {
         out.kind = RunLine::Kind::Skipped;
         return out;

@@ -43,10 +43,11 @@ struct RunLine {
         Gpu,
         Summary,
         Tick,
-        Search
+        Search,
+        Round
     };
     Kind kind = Kind::Blank;
-    QString run; ///< the record's run label (all kinds but Experiment and Search)
+    QString run; ///< the record's run label (all kinds but Experiment, Search and Round)
     RequestRecord request; ///< Kind::Request
     nlohmann::json object; ///< every other known kind: the cleaned line
 };

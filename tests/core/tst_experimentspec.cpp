@@ -198,6 +198,57 @@ private slots:
         QTest::newRow("unknown top-level field") << "/confgs"
                                                  << "[]"
                                                  << "confgs: unknown field";
+        QTest::newRow("top-level repeats zero") << "/repeats"
+                                                << "0"
+                                                << "repeats: expected a whole number of at least 1, got 0";
+        QTest::newRow("top-level repeats text") << "/repeats"
+                                                << "\"3\""
+                                                << "repeats: expected a whole number of at least 1, or an object";
+        QTest::newRow("rounds max below min") << "/repeats"
+                                              << "{\"min\":2,\"max\":1,\"until\":{\"ratios\":[\"ttft_ms.p99\"]}}"
+                                              << "repeats.max: expected a whole number >= repeats.min (2), got 1";
+        QTest::newRow("rounds max over the limit") << "/repeats"
+                                                   << "{\"max\":60,\"until\":{\"ratios\":[\"ttft_ms.p99\"]}}"
+                                                   << "repeats.max: expected at most 50 rounds, got 60";
+        QTest::newRow("rounds without max") << "/repeats"
+                                            << "{\"until\":{\"ratios\":[\"ttft_ms.p99\"]}}"
+                                            << "repeats.max: required";
+        QTest::newRow("one round is no spread") << "/repeats"
+                                                << "{\"min\":1,\"max\":3,\"until\":{\"ratios\":[\"ttft_ms.p99\"]}}"
+                                                << "repeats.min: expected a whole number of at least 2, got 1";
+        QTest::newRow("rounds without until") << "/repeats"
+                                              << "{\"min\":2,\"max\":3}"
+                                              << "repeats.until: required";
+        QTest::newRow("typo in rounds") << "/repeats"
+                                        << "{\"max\":3,\"mni\":2,\"until\":{\"ratios\":[\"ttft_ms.p99\"]}}"
+                                        << "repeats.mni: unknown field";
+        QTest::newRow("until decides nothing") << "/repeats"
+                                               << "{\"max\":3,\"until\":{\"half_width\":0.1}}"
+                                               << "repeats.until: needs \"ratios\" or \"fail_if\"";
+        QTest::newRow("ratio of a p90") << "/repeats"
+                                        << "{\"max\":3,\"until\":{\"ratios\":[\"ttft_ms.p90\"]}}"
+                                        << "repeats.until.ratios[0]: expected [ARM:]METRIC.STAT";
+        QTest::newRow("ratio of no arm") << "/repeats"
+                                         << "{\"max\":3,\"until\":{\"ratios\":[\"stres:ttft_ms.p99\"]}}"
+                                         << "repeats.until.ratios[0]: no arm \"stres\" (arms: fixed, poisson, stress)";
+        QTest::newRow("half width as percent")
+            << "/repeats"
+            << "{\"max\":3,\"until\":{\"ratios\":[\"ttft_ms.p99\"],\"half_width\":5}}"
+            << "repeats.until.half_width: expected a fraction between 0 and 1";
+        QTest::newRow("fail_if not a condition")
+            << "/repeats"
+            << "{\"max\":3,\"until\":{\"fail_if\":[\"ttft_ms.p99 >> 1.1x\"]}}"
+            << "repeats.until.fail_if[0]: \"ttft_ms.p99 >> 1.1x\": expected [ARM:]METRIC OP NUMBER[x]";
+        QTest::newRow("fail_if in milliseconds")
+            << "/repeats"
+            << "{\"max\":3,\"until\":{\"fail_if\":[\"ttft_ms.p99 > 800\"]}}"
+            << "repeats.until.fail_if[0]: \"ttft_ms.p99 > 800\": the rounds are decided on the ratios' intervals";
+        QTest::newRow("unknown order") << "/order"
+                                       << "\"random\""
+                                       << "order: expected \"interleaved\" or \"blocked\", got \"random\"";
+        QTest::newRow("negative order seed") << "/order_seed"
+                                             << "-1"
+                                             << "order_seed: expected a whole number of at least 0, got -1";
     }
     void reportsEachMistakeWithItsPath()
     {
@@ -216,6 +267,99 @@ private slots:
             texts << e.toString();
         QVERIFY2(std::any_of(texts.begin(), texts.end(), [&](const QString& t) { return t.startsWith(expected); }),
             qPrintable(QStringLiteral("expected '%1...', got: %2").arg(expected, texts.join(QStringLiteral(" | ")))));
+    }
+
+    void topLevelRepeatsAreEveryArmsDefault()
+    {
+        json doc = validSpec();
+        doc["repeats"] = 3;
+        doc["arms"][1]["repeats"] = 2;
+        doc["order_seed"] = 7;
+        const auto parsed = parseExperimentSpec(QByteArray::fromStdString(doc.dump()));
+        const auto* spec = std::get_if<ExperimentSpec>(&parsed);
+        QVERIFY(spec);
+        QCOMPARE(spec->arms[0].repeats, 3);
+        QCOMPARE(spec->arms[1].repeats, 2); // its own
+        QCOMPARE(spec->arms[2].repeats, 3);
+        QCOMPARE(spec->rounds.order, RoundsSpec::Order::Interleaved); // the default
+        QCOMPARE(spec->rounds.seed, quint64(7));
+        QVERIFY(!spec->rounds.until);
+        doc.erase("order_seed");
+        doc["order"] = "blocked";
+        const auto blocked = parseExperimentSpec(QByteArray::fromStdString(doc.dump()));
+        QCOMPARE(std::get<ExperimentSpec>(blocked).rounds.order, RoundsSpec::Order::Blocked);
+        QCOMPARE(std::get<ExperimentSpec>(blocked).rounds.seed, quint64(1)); // the prompts' seed
+    }
+
+    void repeatsUntilDecided()
+    {
+        json doc = validSpec();
+        doc["arms"].push_back({ { "name", "knee" }, { "mode", "sweep" }, { "over", "concurrency" },
+            { "values", { 1, 2 } }, { "requests", 8 } });
+        doc["arms"][1]["repeats"] = 2;
+        doc["repeats"] = { { "min", 3 }, { "max", 6 },
+            { "until",
+                { { "ratios", { "ttft_ms.p99", "stress:tpot_ms.p50" } }, { "half_width", 0.1 },
+                    { "fail_if", { "fixed:e2e_ms.p50 > 1.2x" } } } } };
+        const auto parsed = parseExperimentSpec(QByteArray::fromStdString(doc.dump()));
+        if (const auto* errors = std::get_if<std::vector<SpecError>>(&parsed))
+            QFAIL(qPrintable(errors->front().toString()));
+        const ExperimentSpec& spec = std::get<ExperimentSpec>(parsed);
+        QVERIFY(spec.rounds.until);
+        const RoundRule& rule = *spec.rounds.until;
+        QCOMPARE(rule.min, 3);
+        QCOMPARE(rule.max, 6);
+        QCOMPARE(rule.halfWidth, 0.1);
+        QCOMPARE(rule.ratios.size(), std::size_t(2));
+        QCOMPARE(rule.ratios[1].arm, QStringLiteral("stress"));
+        QCOMPARE(rule.ratios[1].ratio, QStringLiteral("tpot_ms.p50"));
+        QCOMPARE(rule.failIf.size(), std::size_t(1));
+        QCOMPARE(rule.failIf[0].threshold, 1.2);
+        // The arms that run until decided: plain, without their own repeats.
+        QCOMPARE(rule.arms, QStringList({ QStringLiteral("fixed"), QStringLiteral("stress") }));
+        QCOMPARE(spec.arms[0].repeats, 6); // planned up to the budget
+        QCOMPARE(spec.arms[1].repeats, 2);
+        QCOMPARE(spec.arms[3].repeats, 3); // a sweep: each step min times, in the first round
+
+        auto firstError = [](const json& d) {
+            const std::vector<SpecError> errors = errorsOf(d);
+            return errors.empty() ? QString() : errors.front().toString();
+        };
+        json named = doc;
+        named["repeats"]["until"]["ratios"] = { "poisson:ttft_ms.p99" };
+        QCOMPARE(firstError(named),
+            QStringLiteral("repeats.until.ratios[0]: arm \"poisson\" has its own \"repeats\" (2): it does not run "
+                           "until decided"));
+        named["repeats"]["until"]["ratios"] = { "knee:ttft_ms.p99" };
+        QVERIFY(firstError(named).startsWith(QStringLiteral("repeats.until.ratios[0]: arm \"knee\" is a sweep")));
+        json blocked = doc;
+        blocked["order"] = "blocked";
+        QVERIFY2(firstError(blocked).startsWith(QStringLiteral("order: repeats until decided need \"interleaved\"")),
+            qPrintable(firstError(blocked)));
+        json single = doc;
+        single["configs"].erase(1);
+        QVERIFY2(firstError(single).startsWith(QStringLiteral("repeats.until: needs two configurations or more")),
+            qPrintable(firstError(single)));
+    }
+
+    void aSearchRunsBlocked()
+    {
+        json doc = validSpec();
+        doc["configs"].erase(1);
+        doc.erase("probes");
+        doc["search"] = { { "knob", "max_num_seqs" }, { "min", 8 }, { "max", 64 }, { "arm", "fixed" },
+            { "objective", "req_per_s" }, { "budget", 3 } };
+        doc["repeats"] = 2;
+        const auto parsed = parseExperimentSpec(QByteArray::fromStdString(doc.dump()));
+        if (const auto* errors = std::get_if<std::vector<SpecError>>(&parsed))
+            QFAIL(qPrintable(errors->front().toString()));
+        QCOMPARE(std::get<ExperimentSpec>(parsed).rounds.order, RoundsSpec::Order::Blocked);
+        doc["order"] = "interleaved";
+        const std::vector<SpecError> errors = errorsOf(doc);
+        QVERIFY(!errors.empty());
+        QCOMPARE(errors.front().toString(),
+            QStringLiteral(
+                "order: a search runs its probes one after another: leave \"order\" out or write \"blocked\""));
     }
 
     void serverEnvironmentFillsPlaceholders()

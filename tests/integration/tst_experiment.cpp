@@ -267,7 +267,7 @@ private slots:
 
     // A concurrency sweep against the real simulator: with 2 slots, TTFT breaks
     // the SLO from 4 in flight on, so that sweep stops after two broken steps;
-    // with 16 slots every step holds. Then an arm with repeats.
+    // with 16 slots every step holds. Then an arm with repeats, blocked.
     void sweepStopsEarlyPerConfigurationAndRepeatsFollow()
     {
         QTemporaryDir dir;
@@ -278,6 +278,7 @@ private slots:
             { { "name", "again" }, { "mode", "concurrency" }, { "concurrency", 2 }, { "requests", 6 },
                 { "max_tokens", 8 }, { "repeats", 2 } } };
         doc["slo"] = { { "ttft_ms", 300 } };
+        doc["order"] = "blocked"; // every repeat of a configuration before the next: the order before rounds
         QCOMPARE(runExperiment(doc, out), QString());
 
         QStringList runs;

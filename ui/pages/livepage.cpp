@@ -7,6 +7,7 @@
 #include "feeds/runfileloader.h"
 #include "models/runlistmodel.h"
 #include "progressdelegate.h"
+#include "roundspanel.h"
 
 #include <QCheckBox>
 #include <QGridLayout>
@@ -43,6 +44,7 @@ LivePage::LivePage(QWidget* parent)
     , m_baselineMenu(new QMenu(this))
     , m_runs(new RunListModel(this))
     , m_runTable(new QTableView(this))
+    , m_rounds(new RoundsPanel(this))
 {
     auto* top = new QHBoxLayout;
     m_legend->setTextFormat(Qt::RichText);
@@ -136,8 +138,10 @@ LivePage::LivePage(QWidget* parent)
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(chartsArea);
     splitter->addWidget(m_runTable);
+    splitter->addWidget(m_rounds); // hidden until a round is judged
     splitter->setStretchFactor(0, 5);
     splitter->setStretchFactor(1, 1);
+    splitter->setStretchFactor(2, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(splitter);
@@ -182,7 +186,13 @@ void LivePage::clear()
     m_knee->reset(QString(), true, {});
     m_knee->hide();
     m_knob->hide();
+    m_rounds->clear();
     updateLegend();
+}
+
+void LivePage::addRoundDecision(const RoundDecision& decision)
+{
+    m_rounds->addDecision(decision);
 }
 
 QColor LivePage::colorOf(const QString& config)

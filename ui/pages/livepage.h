@@ -23,6 +23,8 @@ class QTableView;
 namespace ks {
 
 class KneePlot;
+class RoundsPanel;
+struct RoundDecision;
 class KnobPlot;
 struct LoadedRunFile;
 class RunListModel;
@@ -42,6 +44,9 @@ public:
     void addSnapshot(const QString& run, const RunSnapshot& snapshot);
     void progressed(const QString& run, int done, int expected);
     void runFinished(const QString& run, const RunSummary& summary);
+    /// A round of repeats that run until decided: a row of the Rounds table.
+    void addRoundDecision(const RoundDecision& decision);
+    RoundsPanel* rounds() const { return m_rounds; }
     /// The steering control (Live page, "Steer"): enabled for a running plain
     /// concurrency or rate arm at its current setting, else disabled saying why.
     void setSteerable(bool steerable, SteerBox::Kind kind, double value, const QString& why = {});
@@ -131,6 +136,7 @@ private:
                                          ///< boundary waits for their first point
     RunListModel* m_runs;
     QTableView* m_runTable;
+    RoundsPanel* m_rounds;
     QTimer m_replotTimer;
 };
 

@@ -24,6 +24,7 @@ void replayIntoLivePage(ReplayFeed& feed, LivePage& live)
         &feed, &ReplayFeed::runStarted, &live, [&live](const RunInfo& info) { live.runStarted(info.run); });
     QObject::connect(&feed, &ReplayFeed::snapshotReady, &live, &LivePage::addSnapshot);
     QObject::connect(&feed, &ReplayFeed::runFinished, &live, &LivePage::runFinished);
+    QObject::connect(&feed, &ReplayFeed::roundDecided, &live, &LivePage::addRoundDecision);
 }
 
 bool exportLiveChart(const QString& runFile, const QString& chart, const QString& baselineFile, const QString& out,

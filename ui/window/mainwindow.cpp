@@ -158,6 +158,7 @@ void MainWindow::connectSource(RunSource* source)
     connect(source, &RunSource::progressed, this, &MainWindow::onProgress);
     connect(source, &RunSource::snapshotReady, this, &MainWindow::onSnapshot);
     connect(source, &RunSource::runFinished, this, &MainWindow::onRunFinished);
+    connect(source, &RunSource::roundDecided, m_live, &LivePage::addRoundDecision);
     connect(source, &RunSource::serverLine, this, [this](const QString& line) { log(line); });
 }
 
