@@ -31,6 +31,26 @@ nlohmann::json workloadOf(const RunData& run)
     return run.info.is_object() ? run.info.value("prompts", nlohmann::json()) : nlohmann::json();
 }
 
+// The configuration's place in the spec (run line `config_index`); files without it keep file order.
+std::size_t configIndexOf(const ConfigRuns& group)
+{
+    const nlohmann::json& line = group.runs.front()->info;
+    const auto it = line.is_object() ? line.find("config_index") : line.end();
+    return line.is_object() && it != line.end() && it->is_number_integer() && it->get<qint64>() >= 0
+        ? it->get<std::size_t>()
+        : 0;
+}
+
+// Whether the arm's configurations each have a place of their own (not two files' merged).
+bool distinctConfigIndexes(const std::vector<ConfigRuns>& groups)
+{
+    std::set<std::size_t> seen;
+    for (const ConfigRuns& group : groups)
+        if (!seen.insert(configIndexOf(group)).second)
+            return false;
+    return true;
+}
+
 // The calibration arm that speaks for `baseline`'s arm, if one was given and matches.
 IntervalPlan intervalPlan(
     const RunFile& file, const ConfigRuns& baseline, const CompareOptions& options, double confidence)
@@ -96,6 +116,12 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
                     out.push_back(sweepCompareEntry(s, slo));
         }
         std::vector<ConfigRuns>& groups = byArm[arm];
+        // Interleaved rounds run the configurations in a random order: the spec's
+        // order (its run lines' config_index) keeps its first as the baseline.
+        if (distinctConfigIndexes(groups))
+            std::stable_sort(groups.begin(), groups.end(), [](const ConfigRuns& a, const ConfigRuns& b) {
+                return configIndexOf(a) < configIndexOf(b);
+            });
         for (ConfigRuns& group : groups)
             group.prepare();
         const ConfigRuns* baseline = &groups.front();

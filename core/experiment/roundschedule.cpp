@@ -27,7 +27,7 @@ RoundSchedule::RoundSchedule(const ExperimentSpec& spec)
     std::vector<std::size_t> order(spec.configs.size());
     std::iota(order.begin(), order.end(), std::size_t(0));
     for (int r = 1; r <= m_rounds; ++r) {
-        for (std::size_t i = order.size(); r > 1 && i > 1; --i)
+        for (std::size_t i = order.size(); i > 1; --i)
             std::swap(order[i - 1], order[std::size_t(draw() % i)]);
         for (std::size_t config : order)
             m_visits.push_back({ config, r });

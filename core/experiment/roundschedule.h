@@ -20,10 +20,11 @@ struct Visit {
 /// The order in which an experiment visits its configurations (docs/experiments.md,
 /// "Repeats"). Blocked (the spec's "order", a search, or arms that run once):
 /// each configuration once, in spec order, with all its repeats. Interleaved:
-/// round 1 of every configuration in spec order (so the file's first
-/// configuration is the baseline), then each later round in an order drawn from
-/// the spec's `order_seed`, so a machine that drifts does not always favour the
-/// same configuration. Knows no server and no clock.
+/// round 1 of every configuration, then round 2, and so on, each round in an
+/// order drawn from the spec's `order_seed`, so a machine that drifts, or a
+/// first run that meets a cold machine, does not always favour the same
+/// configuration. (Compare still takes the spec's first configuration as the
+/// baseline: run lines carry `config_index`.) Knows no server and no clock.
 class RoundSchedule {
 public:
     explicit RoundSchedule(const ExperimentSpec& spec);

@@ -98,7 +98,7 @@ const FieldRule kSearchProbe { "search", kObj, { { "probe", kInt }, { "value", k
 const std::vector<FieldRule> kRunRules { kSearchProbe, { "run", kStr }, { "config", kStr }, { "arm", kStr },
     { "t0_wall", kStr }, { "t0_monotonic_us", kInt }, { "t0_unix_us", kInt }, { "model", kStr }, { "knobs", kObj },
     { "ticks", kBool }, { "grid", kObj, { { "from", kStr }, { "values", kObj } } }, kProbeIdentity, kSweepStep,
-    kControl, { "repeat", kInt }, { "round", kInt }, { "prompts", kObj }, { "server_version", kObj },
+    kControl, { "repeat", kInt }, { "round", kInt }, { "config_index", kInt }, { "prompts", kObj }, { "server_version", kObj },
     { "shard", kObj, { { "index", kInt }, { "count", kInt }, { "host", kStr }, { "start_at", kStr } } },
     { "merged", kObj,
         { { "shards", kInt }, { "start_skew_us", kInt }, { "hosts", kArr, {}, kStr }, { "parts", kArr, {}, kObj } } },

@@ -93,8 +93,6 @@ private slots:
         QCOMPARE(schedule.rounds(), 3);
         const std::vector<Visit> visits = visitsOf(schedule, 4);
         QCOMPARE(visits.size(), std::size_t(12));
-        for (std::size_t i = 0; i < 4; ++i) // round 1 in spec order: the file's first configuration is the baseline
-            QCOMPARE(visits[i].config, i);
         bool shuffled = false;
         for (int r = 1; r <= 3; ++r) {
             std::set<std::size_t> configs;
@@ -122,7 +120,7 @@ private slots:
         for (int seed = 2; seed < 12 && !differs; ++seed) {
             doc["order_seed"] = seed;
             const std::vector<Visit> other = visitsOf(RoundSchedule(parse(doc)), 4);
-            for (std::size_t i = 4; i < other.size(); ++i)
+            for (std::size_t i = 0; i < other.size(); ++i)
                 differs = differs || other[i].config != visits[i].config;
         }
         QVERIFY(differs);
