@@ -1,6 +1,7 @@
 // knobscope compare: configurations side by side per arm, with ratios and
 // bootstrap intervals from the core (metrics/comparison).
 #include "commands.h"
+#include "compare/calibrationlookup.h"
 #include "compare/compareformat.h"
 #include "compare/comparegate.h"
 #include "compare/comparison.h"
@@ -102,6 +103,11 @@ int compareCommand(const QStringList& arguments)
         QStringLiteral(
             "Write the --fail-if verdicts as JUnit XML (one test case per condition, arm and configuration)."),
         QStringLiteral("FILE") });
+    parser.addOption({ QStringLiteral("calibration"),
+        QStringLiteral("An A/A calibration (a run file from knobscope run SPEC --aa N) for arms that ran once on a "
+                       "side: their intervals then include the spread of your own runs. Default: the file the "
+                       "experiment spec's \"calibration\" names (relative to the run file), when it is there."),
+        QStringLiteral("FILE") });
     addSloFlags(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope compare"))
         return *exitCode;
@@ -139,6 +145,15 @@ int compareCommand(const QStringList& arguments)
         std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(error));
         return 2;
     }
+    const ks::CalibrationLookup calibration
+        = ks::lookUpCalibration(parser.value(QStringLiteral("calibration")), file, files.first());
+    if (!calibration.error.isEmpty()) {
+        std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(calibration.error));
+        return 2;
+    }
+    if (!calibration.note.isEmpty())
+        std::fprintf(stderr, "knobscope compare: note: %s\n", qPrintable(calibration.note));
+    options.calibration = calibration.calibration;
     ks::RunFile second;
     QStringList firstLabels; // the configurations of the first file, as labelled after a merge
     if (files.size() == 2) {

@@ -70,6 +70,11 @@ int exportMain(int argc, char** argv)
         QStringLiteral("Write the report as one HTML file (inline SVG charts, tables with 95 % intervals, drift, "
                        "environment and spec; it loads nothing from elsewhere)."),
         QStringLiteral("FILE") });
+    parser.addOption({ QStringLiteral("calibration"),
+        QStringLiteral("An A/A calibration (a run file from knobscope run SPEC --aa N) for the intervals of arms "
+                       "that ran once on a side, as compare --calibration. Default: the one the experiment spec "
+                       "names, when it is there."),
+        QStringLiteral("FILE") });
     parser.process(app);
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 2) {
@@ -136,6 +141,7 @@ int exportMain(int argc, char** argv)
         if (!r->error.isEmpty() || r->intervals || !needIntervals)
             wait.quit();
     });
+    loader.setCalibrationPath(parser.value(QStringLiteral("calibration")));
     loader.load(positional[1], parser.value(QStringLiteral("baseline")), needIntervals);
     wait.exec();
     if (!result->error.isEmpty()) {
@@ -143,6 +149,8 @@ int exportMain(int argc, char** argv)
         return 2;
     }
     printReadIssues("knobscope export", result->file->issues);
+    if (!result->calibrationNote.isEmpty())
+        std::fprintf(stderr, "knobscope export: note: %s\n", qPrintable(result->calibrationNote));
     compare.setResult(result);
     drift.setResult(result);
 

@@ -25,6 +25,7 @@ usage:
   knobscope merge part-*.jsonl --out RUNS.jsonl   summaries recomputed from the records, never averaged
   knobscope report RUNS.jsonl [--json] [--slo-ttft-ms X] [--slo-tpot-ms Y]
   knobscope compare RUNS.jsonl [OTHER.jsonl] [--baseline LABEL] [--json | --format md|csv] [--slo-ttft-ms X]
+                    [--calibration AA.jsonl]   an A/A calibration for arms that ran once on a side
   knobscope drift RUNS.jsonl [OTHER.jsonl] [--json]
   knobscope calibrate [--concurrency C] [--requests N] [--max-tokens T]
   knobscope import RESULT.json... --out RUNS.jsonl   vLLM bench serve, GuideLLM or AIPerf results (by content)

@@ -1,6 +1,7 @@
 #include "compare/compareformat.h"
 
 #include "compare/diagnosis.h"
+#include "compare/intervalnotes.h"
 #include "compare/reasoningfigures.h"
 #include "compare/sweepcompare.h"
 #include "metrics/runsummary.h"
@@ -58,13 +59,6 @@ QString compareCell(const nlohmann::json& config, const CompareColumn& c, bool i
         : nlohmann::json(nullptr);
     if (ci.is_array() && ci.size() == 2) {
         text += QStringLiteral(" [%1-%2]").arg(ci[0].get<double>(), 0, 'f', 2).arg(ci[1].get<double>(), 0, 'f', 2);
-        const nlohmann::json repeats = config.value("repeat_ratio_ci95", nlohmann::json::object())
-                                           .value(c.key, nlohmann::json::object())
-                                           .value(c.stat, nlohmann::json());
-        if (repeats.is_array()) // the across-repeat interval, which must agree for a *
-            text += QStringLiteral(" repeats [%1-%2]")
-                        .arg(repeats[0].get<double>(), 0, 'f', 2)
-                        .arg(repeats[1].get<double>(), 0, 'f', 2);
         if (config.value("significant", nlohmann::json::object())
                 .value(c.key, nlohmann::json::object())
                 .value(c.stat, false))
@@ -186,9 +180,6 @@ QString repeatsMarkdown(const nlohmann::json& arm)
                    .arg((*repeats)["n"].get<int>())
                    .arg(parts.join(QStringLiteral("; ")));
     }
-    if (!out.isEmpty())
-        out += QStringLiteral("With repeats, * needs both the bootstrap over requests and Welch's t-interval over the "
-                              "repeat values (\"repeats [low-high]\") to exclude 1.\n");
     return out;
 }
 
@@ -260,10 +251,10 @@ QString compareMarkdown(const nlohmann::json& arms)
                                                     : QString::number(config["max_waiting"].get<double>()));
             out += QStringLiteral("| %1 |\n").arg(row.join(QStringLiteral(" | ")));
         }
-        out += QStringLiteral("\nRatios are against %1; [low-high] is the 95 % interval (a block bootstrap over "
-                              "each run, widened by the run-to-run spread of A/A runs, or across repeats); * marks an "
-                              "interval that excludes 1.\n")
-                   .arg(QString::fromStdString(arm["baseline"].get<std::string>()));
+        out += QStringLiteral("\nRatios are against %1; %2.\n")
+                   .arg(QString::fromStdString(arm["baseline"].get<std::string>()), intervalLegend(arm));
+        for (const QString& line : intervalLines(arm))
+            out += line + QLatin1Char('\n');
         if (const QStringList bounds = sloBounds(arm.value("slo", nlohmann::json())); !bounds.isEmpty())
             out += QStringLiteral("Goodput counts requests meeting %1.\n").arg(bounds.join(QStringLiteral(" and ")));
         else
@@ -285,51 +276,78 @@ QString compareMarkdown(const nlohmann::json& arms)
     return out;
 }
 
+namespace {
+
+// The columns after `significant`: how the row's interval was made, whether it
+// measured the run-to-run spread, and the rounds an undecided ratio would need.
+std::string csvTail(const nlohmann::json& config, const char* key, const char* stat, bool hasInterval)
+{
+    if (!hasInterval)
+        return ",,,\n";
+    const std::optional<bool> measured = runToRunMeasured(config);
+    const std::optional<int> rounds = roundsNeeded(config, key, stat);
+    return ',' + intervalMethod(config).toStdString() + ',' + (measured ? (*measured ? "true" : "false") : "") + ','
+        + (rounds ? std::to_string(*rounds) : std::string()) + '\n';
+}
+
+// Rows written elsewhere (reasoning figures) get the new columns empty.
+QString withEmptyTail(QString rows)
+{
+    return rows.replace(QLatin1Char('\n'), QStringLiteral(",,,\n"));
+}
+
+} // namespace
+
 QString compareCsv(const nlohmann::json& arms)
 {
     QString out;
-    out += QStringLiteral("arm,config,metric,stat,value,ratio,ratio_low,ratio_high,significant\n");
+    out += QStringLiteral("arm,config,metric,stat,value,ratio,ratio_low,ratio_high,significant,method,"
+                          "run_to_run_measured,rounds_needed\n");
     for (const auto& arm : arms) {
         if (const auto sweep = arm.find("sweep"); sweep != arm.end()) {
             const nlohmann::json capacities = sweep->value("capacity", nlohmann::json::object());
             for (const auto& [config, capacity] : capacities.items())
-                out += QString::asprintf("%s,%s,capacity,,%s,,,,\n", arm["arm"].get<std::string>().c_str(),
+                out += QString::asprintf("%s,%s,capacity,,%s,,,,,,,\n", arm["arm"].get<std::string>().c_str(),
                     config.c_str(), capacity.is_number() ? qPrintable(QString::number(capacity.get<double>())) : "");
         }
         for (const auto& config : arm["configs"]) {
             // A configuration that ran another workload keeps the mark in every row that names it.
             const std::string prefix = arm["arm"].get<std::string>() + ',' + config["config"].get<std::string>()
                 + (config.value("workload_differs", false) ? " (different workload)" : "") + ',';
+            const nlohmann::json ratios = config.value("ratio", nlohmann::json::object());
+            const nlohmann::json intervals = config.value("ratio_ci95", nlohmann::json::object());
             for (const char* key : { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" }) {
                 if (config[key].is_null())
                     continue;
                 for (const char* stat : { "p50", "p95", "p99" }) {
                     if (!config[key].contains(stat) || !config[key][stat].is_number())
                         continue; // a summary-only import whose tool does not report it
-                    const auto& ratio = config["ratio"].value(key, nlohmann::json::object());
-                    const auto& ci = config["ratio_ci95"].value(key, nlohmann::json::object());
+                    const auto ratio = ratios.value(key, nlohmann::json::object());
+                    const auto ci = intervals.value(key, nlohmann::json::object());
                     out += QString::asprintf(
                         "%s%s,%s,%.4f,", prefix.c_str(), key, stat, config[key][stat].get<double>());
                     const bool significant = config.value("significant", nlohmann::json::object())
                                                  .value(key, nlohmann::json::object())
                                                  .value(stat, false);
-                    if (ratio.contains(stat) && ci.contains(stat))
-                        out += QString::asprintf("%.4f,%.4f,%.4f,%s\n", ratio[stat].get<double>(),
+                    const bool hasInterval = ratio.contains(stat) && ci.contains(stat);
+                    if (hasInterval)
+                        out += QString::asprintf("%.4f,%.4f,%.4f,%s", ratio[stat].get<double>(),
                             ci[stat][0].get<double>(), ci[stat][1].get<double>(), significant ? "true" : "false");
                     else if (ratio.contains(stat)) // ratios without intervals (resamples 0)
-                        out += QString::asprintf("%.4f,,,\n", ratio[stat].get<double>());
+                        out += QString::asprintf("%.4f,,,", ratio[stat].get<double>());
                     else
-                        out += QString::asprintf(",,,\n");
+                        out += QStringLiteral(",,,");
+                    out += QString::fromStdString(csvTail(config, key, stat, hasInterval));
                 }
             }
             for (const char* key : { "req_per_s", "out_tok_per_s", "goodput_req_per_s", "error_rate" }) {
                 out += QString::asprintf("%s%s,,%.4f,", prefix.c_str(), key, config[key].get<double>());
-                if (config["ratio"].contains(key))
-                    out += QString::asprintf("%.4f,,,\n", config["ratio"][key].get<double>());
+                if (ratios.contains(key))
+                    out += QString::asprintf("%.4f,,,,,,\n", ratios[key].get<double>());
                 else
-                    out += QString::asprintf(",,,\n");
+                    out += QStringLiteral(",,,,,,\n");
             }
-            out += reasoningCsv(config, prefix);
+            out += withEmptyTail(reasoningCsv(config, prefix));
         }
     }
     return out;

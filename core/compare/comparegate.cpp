@@ -1,5 +1,7 @@
 #include "compare/comparegate.h"
 
+#include "compare/intervalnotes.h"
+
 #include <QRegularExpression>
 #include <QSet>
 
@@ -94,14 +96,24 @@ std::optional<std::pair<double, double>> intervalAt(const json& object, std::ini
     return std::pair((*node)[0].get<double>(), (*node)[1].get<double>());
 }
 
-// Fills value, interval, failed and reason from what was measured.
+// Fills value, interval, failed and reason from what was measured; `entry`
+// (the configuration's compare entry; nullptr for drift) says how its
+// intervals were made.
 void judge(const GateCondition& c, std::optional<double> value, std::optional<std::pair<double, double>> interval,
-    bool strict, GateVerdict& v)
+    bool strict, const json* entry, GateVerdict& v)
 {
     const QString what = c.metric == QLatin1String("drift")
         ? QStringLiteral("drift (probes whose output changed between this configuration's passes)")
         : c.metric + (c.relative ? QStringLiteral(" ratio") : QString());
     const QString threshold = QStringLiteral("%1 %2").arg(QLatin1String(opText(c.op)), number(c.threshold, c.relative));
+    // Counts are counted, not sampled: no interval, nothing about run-to-run spread.
+    const bool statistical = entry && !contains(kCounts, c.metric);
+    const QString method = statistical ? intervalMethodText(*entry) : QString();
+    v.method = statistical && interval ? intervalMethod(*entry) : QString();
+    v.runToRunMeasured = !statistical || runToRunMeasured(*entry).value_or(true);
+    const QString how = !v.runToRunMeasured ? QStringLiteral("; ") + unmeasuredDecisionText()
+        : interval && !method.isEmpty()     ? QStringLiteral("; ") + method
+                                            : QString();
     if (!value) {
         v.failed = true;
         v.value = std::numeric_limits<double>::quiet_NaN();
@@ -112,27 +124,41 @@ void judge(const GateCondition& c, std::optional<double> value, std::optional<st
     v.value = *value;
     if (strict || !interval) {
         v.failed = past(c, *value);
-        const QString how = strict        ? QStringLiteral(" (point estimate, --strict)")
+        const QString point = strict      ? QStringLiteral(" (point estimate, --strict)")
             : contains(kCounts, c.metric) ? QString()
                                           : QStringLiteral(" (point estimate: %1 has no interval)").arg(c.metric);
-        v.reason = QStringLiteral("%1 %2 %3 %4%5")
-                       .arg(what, number(*value, c.relative),
-                           v.failed ? QStringLiteral("is") : QStringLiteral("is not"), threshold, how);
+        v.reason
+            = QStringLiteral("%1 %2 %3 %4%5%6")
+                  .arg(what, number(*value, c.relative), v.failed ? QStringLiteral("is") : QStringLiteral("is not"),
+                      threshold, point, v.runToRunMeasured ? QString() : how);
         return;
     }
     v.interval = interval;
     const bool upward = c.op == GateCondition::Op::Greater || c.op == GateCondition::Op::GreaterEqual;
     const double nearEnd = upward ? interval->first : interval->second; // the end nearest the threshold
+    const double farEnd = upward ? interval->second : interval->first;
     v.failed = past(c, nearEnd);
+    v.undecided = !v.failed && past(c, farEnd);
+    const QString level = confidenceText(intervalConfidence(*entry));
     const QString range
         = QStringLiteral("[%1, %2]").arg(number(interval->first, c.relative), number(interval->second, c.relative));
-    v.reason = v.failed ? QStringLiteral("%1 %2 %3: the whole 95 % interval is %4")
-                              .arg(what, number(*value, c.relative), range, threshold)
-        : past(c, *value)
-        ? QStringLiteral("%1 %2 %3: the point estimate is %4 but the 95 % interval reaches %5, so it is not "
-                         "shown (--strict judges the point estimate)")
-              .arg(what, number(*value, c.relative), range, threshold, number(nearEnd, c.relative))
-        : QStringLiteral("%1 %2 %3: not %4").arg(what, number(*value, c.relative), range, threshold);
+    if (v.failed) {
+        v.reason = QStringLiteral("%1 %2 %3: the whole %4 interval is %5")
+                       .arg(what, number(*value, c.relative), range, level, threshold);
+    } else if (v.undecided) {
+        const std::string metric = c.metric.section(QLatin1Char('.'), 0, 0).toStdString();
+        const std::string stat = c.metric.section(QLatin1Char('.'), 1, 1).toStdString();
+        const QString rounds = c.relative ? roundsNeededText(*entry, metric.c_str(), stat.c_str()) : QString();
+        v.reason = QStringLiteral("%1 %2: undecided: the %3 interval %4 spans the threshold %5%6%7")
+                       .arg(what, number(*value, c.relative), level, range, number(c.threshold, c.relative),
+                           past(c, *value) ? QStringLiteral(" (the point estimate is past it; --strict judges the "
+                                                            "point estimate)")
+                                           : QString(),
+                           rounds.isEmpty() ? QString() : QStringLiteral("; ") + rounds);
+    } else {
+        v.reason = QStringLiteral("%1 %2 %3: not %4").arg(what, number(*value, c.relative), range, threshold);
+    }
+    v.reason += how;
 }
 
 // Probes whose output changed between passes of one configuration (repeats or restarts).
@@ -219,7 +245,7 @@ std::vector<GateVerdict> evaluateGate(const std::vector<GateCondition>& conditio
                     continue;
                 matched = true;
                 GateVerdict v = verdictFor(c, QStringLiteral("probes"), config.config);
-                judge(c, double(driftCount(config)), std::nullopt, options.strict, v);
+                judge(c, double(driftCount(config)), std::nullopt, options.strict, nullptr, v);
                 verdicts.push_back(std::move(v));
             }
             if (!matched)
@@ -245,10 +271,10 @@ std::vector<GateVerdict> evaluateGate(const std::vector<GateCondition>& conditio
                 if (isLatency(c.metric))
                     judge(c, c.relative ? numberAt(entry, { "ratio", m, p }) : numberAt(entry, { m, p }),
                         c.relative ? intervalAt(entry, { "ratio_ci95", m, p }) : intervalAt(entry, { "ci95", m, p }),
-                        options.strict, v);
+                        options.strict, &entry, v);
                 else
                     judge(c, c.relative ? numberAt(entry, { "ratio", m }) : numberAt(entry, { m }), std::nullopt,
-                        options.strict, v);
+                        options.strict, &entry, v);
                 verdicts.push_back(std::move(v));
             }
         }
@@ -269,14 +295,17 @@ QByteArray gateJunit(const std::vector<GateVerdict>& verdicts)
                       .arg(verdicts.size())
                       .arg(failures);
     for (const GateVerdict& v : verdicts) {
-        xml += QStringLiteral("    <testcase classname=\"knobscope.%1\" name=\"%2: %3\"")
+        xml += QStringLiteral("    <testcase classname=\"knobscope.%1\" name=\"%2: %3\">\n")
                    .arg(v.arm.toHtmlEscaped(), v.config.toHtmlEscaped(), v.condition.toHtmlEscaped());
+        // "none": the decision had no interval (a count, a rate, or no value).
+        xml += QStringLiteral("      <properties>\n        <property name=\"ci95.method\" value=\"%1\"/>\n"
+                              "      </properties>\n")
+                   .arg(v.method.isEmpty() ? QStringLiteral("none") : v.method.toHtmlEscaped());
         if (v.failed)
-            xml += QStringLiteral(">\n      <failure message=\"%1\">%1</failure>\n    </testcase>\n")
+            xml += QStringLiteral("      <failure message=\"%1\">%1</failure>\n    </testcase>\n")
                        .arg(v.reason.toHtmlEscaped());
         else
-            xml += QStringLiteral(">\n      <system-out>%1</system-out>\n    </testcase>\n")
-                       .arg(v.reason.toHtmlEscaped());
+            xml += QStringLiteral("      <system-out>%1</system-out>\n    </testcase>\n").arg(v.reason.toHtmlEscaped());
     }
     xml += QStringLiteral("  </testsuite>\n</testsuites>\n");
     return xml.toUtf8();
@@ -290,9 +319,22 @@ QString gateMarkdown(const std::vector<GateVerdict>& verdicts, bool strict)
     QString md = failures > 0
         ? QStringLiteral("**knobscope gate: failed**, %1 of %2 checks\n\n").arg(failures).arg(verdicts.size())
         : QStringLiteral("**knobscope gate: passed**, %1 checks\n\n").arg(verdicts.size());
-    md += strict ? QStringLiteral("Judged by the point estimates (`--strict`).\n\n")
-                 : QStringLiteral("A check fails only when the whole 95 % bootstrap interval is past its threshold "
-                                  "(`--strict` judges the point estimate).\n\n");
+    int oneRun = 0, undecided = 0;
+    for (const GateVerdict& v : verdicts) {
+        oneRun += v.runToRunMeasured ? 0 : 1;
+        undecided += v.undecided ? 1 : 0;
+    }
+    md += strict ? QStringLiteral("Judged by the point estimates (`--strict`).")
+                 : QStringLiteral("A check fails only when its whole interval is past its threshold; each line says "
+                                  "how the interval was made (`--strict` judges the point estimate).");
+    if (undecided > 0)
+        md += QStringLiteral(" %1 undecided: the interval spans the threshold.").arg(undecided);
+    if (oneRun > 0)
+        md += QStringLiteral(" %1 of %2 rest on one run each: run-to-run not measured (add repeats or a "
+                             "calibration).")
+                  .arg(oneRun)
+                  .arg(verdicts.size());
+    md += QStringLiteral("\n\n");
     md += QStringLiteral("| | arm | configuration | condition | why |\n| --- | --- | --- | --- | --- |\n");
     for (const GateVerdict& v : verdicts)
         md += QStringLiteral("| %1 | %2 | %3 | `%4` | %5 |\n")

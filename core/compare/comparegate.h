@@ -39,8 +39,14 @@ struct GateVerdict {
     QString config;
     bool failed = false;
     double value = 0; ///< the point estimate (a ratio for relative conditions); NaN when there is none
-    std::optional<std::pair<double, double>> interval; ///< the 95 % bootstrap interval, when one was used
-    QString reason; ///< one sentence: the value, the interval and why it passes or fails
+    std::optional<std::pair<double, double>> interval; ///< the interval, when one was used
+    /// How the configuration's intervals were made ("within-run", "calibrated", "rounds";
+    /// compare/intervalnotes.h), empty when the comparison does not say or the metric has none.
+    QString method;
+    /// False when the decision rests on one run's interval: the reason then says so.
+    bool runToRunMeasured = true;
+    bool undecided = false; ///< the interval spans the threshold: neither shown past it nor clear of it
+    QString reason; ///< the value, the interval and why it passes or fails, then how the interval was made
 };
 
 struct GateOptions {
@@ -58,7 +64,8 @@ struct GateOptions {
 std::vector<GateVerdict> evaluateGate(const std::vector<GateCondition>& conditions, const nlohmann::json& compare,
     const DriftReport* drift, const GateOptions& options, QStringList* unmatched);
 
-/// JUnit XML: one test case per verdict, a <failure> for each failed one.
+/// JUnit XML: one test case per verdict, a <failure> for each failed one, the
+/// interval's method as the property `ci95.method`.
 QByteArray gateJunit(const std::vector<GateVerdict>& verdicts);
 /// A Markdown summary fit for a CI comment: the outcome first, then every verdict.
 QString gateMarkdown(const std::vector<GateVerdict>& verdicts, bool strict);

@@ -189,6 +189,63 @@ private slots:
         QVERIFY(gateMarkdown(ok, false).startsWith(QStringLiteral("**knobscope gate: passed**, 2 checks")));
     }
 
+    // Each decision says how its interval was made; one resting on one run's interval says so.
+    void decisionsSayTheirMethod()
+    {
+        json compare = armWith(1.3, { 1.2, 1.4 });
+        json& b = compare[0]["configs"][1];
+        b["run_to_run"] = { { "measured", false }, { "method", "within-run" }, { "rounds", 1 }, { "confidence", 0.95 },
+            { "note", "within one run; run-to-run not measured: add repeats or calibrate" } };
+        auto v = judge(QStringLiteral("ttft_ms.p99 > 1.10x"), compare);
+        QVERIFY(v[0].failed);
+        QVERIFY(!v[0].runToRunMeasured);
+        QCOMPARE(v[0].method, QStringLiteral("within-run"));
+        QVERIFY2(v[0].reason.contains(QStringLiteral("run-to-run not measured (one run each): this decision rests on "
+                                                     "one run's interval; add repeats or a calibration")),
+            qPrintable(v[0].reason));
+        // A rate has no interval, but still rests on one run.
+        QVERIFY(judge(QStringLiteral("req_per_s < 0.9x"), compare)[0].reason.contains(
+            QStringLiteral("run-to-run not measured")));
+        // Counts are counted: nothing about intervals.
+        QVERIFY(!judge(QStringLiteral("errors > 5"), compare)[1].reason.contains(QStringLiteral("run-to-run")));
+        const QString xml = QString::fromUtf8(gateJunit(v));
+        QVERIFY2(
+            xml.contains(QStringLiteral("<property name=\"ci95.method\" value=\"within-run\"/>")), qPrintable(xml));
+        QVERIFY(xml.contains(QStringLiteral("this decision rests on one run&#39;s interval"))
+            || xml.contains(QStringLiteral("this decision rests on one run's interval")));
+        QVERIFY2(gateMarkdown(v, false).contains(QStringLiteral("1 of 1 rest on one run each")),
+            qPrintable(gateMarkdown(v, false)));
+
+        b["run_to_run"] = { { "measured", true }, { "method", "rounds" }, { "rounds", 3 }, { "confidence", 0.95 } };
+        v = judge(QStringLiteral("ttft_ms.p99 > 1.10x"), compare);
+        QVERIFY(v[0].runToRunMeasured);
+        QVERIFY2(
+            v[0].reason.endsWith(QStringLiteral("; 95 % intervals across 3 paired rounds")), qPrintable(v[0].reason));
+        QVERIFY(QString::fromUtf8(gateJunit(v)).contains(QStringLiteral("value=\"rounds\"")));
+        // No interval (a count): the property says none.
+        QVERIFY(QString::fromUtf8(gateJunit(judge(QStringLiteral("errors > 5"), compare)))
+                    .contains(QStringLiteral("<property name=\"ci95.method\" value=\"none\"/>")));
+    }
+
+    // An interval across the threshold is undecided, with the rounds that would decide a 5 % difference.
+    void undecidedSaysSo()
+    {
+        json compare = armWith(1.3, { 1.05, 1.6 });
+        json& b = compare[0]["configs"][1];
+        b["run_to_run"] = { { "measured", true }, { "method", "rounds" }, { "rounds", 3 }, { "confidence", 0.95 } };
+        b["rounds_needed"] = { { "for", 0.05 }, { "ttft_ms", { { "p99", 9 } } } };
+        const auto v = judge(QStringLiteral("ttft_ms.p99 > 1.10x"), compare);
+        QVERIFY(!v[0].failed);
+        QVERIFY(v[0].undecided);
+        QVERIFY2(v[0].reason.contains(QStringLiteral("undecided: the 95 % interval [1.050x, 1.600x] spans the "
+                                                     "threshold 1.100x")),
+            qPrintable(v[0].reason));
+        QVERIFY2(v[0].reason.contains(QStringLiteral("about 9 paired rounds would resolve a 5 % difference")),
+            qPrintable(v[0].reason));
+        QVERIFY(!judge(QStringLiteral("ttft_ms.p99 > 1.70x"), compare)[0].undecided); // clear of it
+        QVERIFY(gateMarkdown(v, false).contains(QStringLiteral("1 undecided")));
+    }
+
     // The command: exit 0 when every condition holds, 3 when one fails, 2 when one is malformed.
     void commandExitCodes()
     {

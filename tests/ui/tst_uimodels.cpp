@@ -2,14 +2,19 @@
 // through the model API.
 #include "charts/titlewrap.h"
 #include "editor/experimentdocument.h"
+#include "feeds/runfileloader.h"
+#include "models/comparetablemodel.h"
 #include "models/runlistmodel.h"
 #include "models/spectablemodel.h"
+#include "pages/comparepage.h"
 #include "window/windowplacement.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QFile>
+#include <QFont>
 #include <QFontMetrics>
+#include <QLabel>
 #include <QTest>
 
 using namespace ks;
@@ -133,6 +138,77 @@ private slots:
 
         const json saved = json::parse(doc.toBytes().toStdString());
         QCOMPARE(QString::fromStdString(saved.dump(1)), QString::fromStdString(expected.dump(1)));
+    }
+
+    // The Compare page says how each configuration's intervals were made, bolds
+    // only what is shown to differ, and warns of a configuration that never settled.
+    void comparePageSaysHowIntervalsWereMade()
+    {
+        const json base = { { "config", "a" }, { "ttft_ms", { { "p50", 100.0 }, { "p99", 200.0 } } },
+            { "ratio", { { "ttft_ms", { { "p50", 1.0 }, { "p99", 1.0 } } } } }, { "errors", 0 }, { "error_rate", 0.0 },
+            { "max_waiting", 3 }, { "req_per_s", 10.0 }, { "out_tok_per_s", 100.0 }, { "goodput_req_per_s", 10.0 },
+            { "tpot_ms", nullptr }, { "itl_ms", nullptr }, { "e2e_ms", nullptr }, { "run", "a/stress" },
+            { "steady", { { "method", "MSER-5" }, { "dropped", 32 }, { "requests", 256 }, { "settled", true } } } };
+        json rounds = base;
+        rounds["config"] = "b";
+        rounds["run"] = "b/stress";
+        rounds["ttft_ms"] = { { "p50", 130.0 }, { "p99", 208.0 } };
+        rounds["ratio"] = { { "ttft_ms", { { "p50", 1.30 }, { "p99", 1.04 } } } };
+        rounds["ratio_ci95"]
+            = { { "ttft_ms", { { "p50", { 1.2, 1.4 } }, { "p99", { 0.95, 1.13 } } } }, { "method", "rounds" } };
+        rounds["significant"] = { { "ttft_ms", { { "p50", true }, { "p99", false } } } };
+        rounds["run_to_run"]
+            = { { "measured", true }, { "method", "rounds" }, { "rounds", 3 }, { "confidence", 0.95 } };
+        rounds["rounds_needed"] = { { "for", 0.05 }, { "ttft_ms", { { "p99", 9 } } } };
+        rounds.erase("steady");
+        json single = rounds;
+        single["config"] = "c";
+        single["run"] = "c/stress";
+        single["significant"] = { { "ttft_ms", { { "p50", false }, { "p99", false } } } };
+        single["within_run_significant"] = { { "ttft_ms", { { "p50", true }, { "p99", false } } } };
+        single["run_to_run"]
+            = { { "measured", false }, { "method", "within-run" }, { "rounds", 1 }, { "confidence", 0.95 } };
+        single.erase("rounds_needed");
+        single["steady"] = { { "method", "MSER-5" }, { "dropped", 0 }, { "requests", 256 }, { "settled", false } };
+        auto result = std::make_shared<LoadedRunFile>();
+        result->path = QStringLiteral("runs.jsonl");
+        result->file = std::make_shared<RunFile>();
+        result->intervals = true;
+        result->calibrationNote = QStringLiteral("the spec names the calibration cal.jsonl, which is not there");
+        result->compare = json::array({ { { "arm", "stress" }, { "baseline", "a" }, { "gentle", false },
+            { "unsettled", { "c" } }, { "configs", { base, rounds, single } } } });
+        RunFileLoader loader;
+        ComparePage page(&loader);
+        page.setResult(result);
+        const QString text = page.intervalsText();
+        QVERIFY2(text.contains(QStringLiteral("a: dropped 32 of 256 requests as warm-up (MSER-5).")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("b: 95 % intervals across 3 paired rounds; about 9 paired rounds would "
+                                              "resolve a 5 % difference in TTFT p99.")),
+            qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("c: 95 % intervals within one run; run-to-run not measured: add repeats "
+                                              "or calibrate; TTFT still moving at the end of the run: not steady; its "
+                                              "intervals say little.")),
+            qPrintable(text));
+        bool noted = false;
+        for (const QLabel* label : page.findChildren<QLabel*>())
+            noted = noted || label->text().contains(QStringLiteral("Calibration: the spec names the calibration"));
+        QVERIFY(noted);
+
+        CompareTableModel* table = page.table();
+        QAbstractItemModelTester tester(table, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QModelIndex bP50 = table->index(1, 1), cP50 = table->index(2, 1);
+        QCOMPARE(table->data(bP50).toString(), QStringLiteral("130.0 (1.30x [1.20-1.40]*)"));
+        QVERIFY(table->data(bP50, Qt::FontRole).value<QFont>().bold());
+        QVERIFY(table->data(bP50, Qt::ToolTipRole).toString().contains(QStringLiteral("across 3 paired rounds")));
+        QVERIFY(table->data(table->index(1, 2), Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("Undecided: about 9 paired rounds")));
+        // One run: the bootstrap alone excludes 1, but that is neither * nor bold.
+        QCOMPARE(table->data(cP50).toString(), QStringLiteral("130.0 (1.30x [1.20-1.40])"));
+        QVERIFY(!table->data(cP50, Qt::FontRole).value<QFont>().bold());
+        const QString tip = table->data(cP50, Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("Not shown to differ")) && tip.contains(QStringLiteral("within one run")),
+            qPrintable(tip));
     }
 
     void validatorProblemsMarkTheCell()

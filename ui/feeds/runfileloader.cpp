@@ -1,5 +1,6 @@
 #include "runfileloader.h"
 
+#include "compare/calibrationlookup.h"
 #include "compare/comparison.h"
 #include "import/resultfile.h"
 #include "offthreadrelease.h"
@@ -31,6 +32,14 @@ void RunFileLoader::startJob(std::function<void()> job)
     thread->start(QThread::LowPriority);
 }
 
+bool RunFileLoader::useCalibration(LoadedRunFile& result, const CalibrationLookup& lookup)
+{
+    result.calibration = lookup.calibration;
+    result.calibrationNote = lookup.note;
+    result.error = lookup.error;
+    return lookup.error.isEmpty();
+}
+
 void RunFileLoader::deliver(quint64 generation, std::shared_ptr<const LoadedRunFile> result)
 {
     QMetaObject::invokeMethod(this, [this, generation, result] {
@@ -45,7 +54,8 @@ void RunFileLoader::load(const QStringList& paths, const QString& baseline, bool
 {
     const quint64 generation = ++m_generation;
     const bool allow = m_allowDifferentWorkloads;
-    startJob([this, generation, paths, baseline, withIntervals, allow] {
+    const QString calibrationPath = m_calibrationPath;
+    startJob([this, generation, paths, baseline, withIntervals, allow, calibrationPath] {
         auto result = releasedOffGuiThread(new LoadedRunFile);
         result->path = paths.value(0);
         result->otherPath = paths.value(1);
@@ -69,6 +79,10 @@ void RunFileLoader::load(const QStringList& paths, const QString& baseline, bool
                 deliver(generation, result);
                 return;
             }
+        }
+        if (!useCalibration(*result, lookUpCalibration(calibrationPath, files[0], paths[0]))) {
+            deliver(generation, result);
+            return;
         }
         nlohmann::json set;
         std::vector<ProbePass> passes = probePassesOf(files[0], 0, &set);
@@ -110,6 +124,10 @@ void RunFileLoader::showLive(std::shared_ptr<const nlohmann::json> experiment,
         result->baseline = baseline;
         result->file = file;
         result->live = true;
+        if (!useCalibration(*result, lookUpCalibration(QString(), *file, path))) {
+            deliver(generation, result);
+            return;
+        }
         nlohmann::json set;
         std::vector<ProbePass> passes = probePassesOf(*file, 0, &set);
         analyze(generation, result, std::move(passes), set, true, allow);
@@ -124,6 +142,7 @@ void RunFileLoader::analyze(quint64 generation, std::shared_ptr<LoadedRunFile> r
     quick.baseline = result->baseline;
     quick.resamples = 0;
     quick.allowDifferentWorkloads = allowDifferentWorkloads;
+    quick.calibration = result->calibration;
     result->compare = compareRuns(*result->file, quick, &error);
     result->error = error; // a refused comparison (different workloads) says why
     if (result->live && error.isEmpty()) {
@@ -147,6 +166,7 @@ void RunFileLoader::analyze(quint64 generation, std::shared_ptr<LoadedRunFile> r
     CompareOptions options;
     options.baseline = result->baseline;
     options.allowDifferentWorkloads = allowDifferentWorkloads;
+    options.calibration = result->calibration;
     full->compare = compareRuns(*full->file, options, &error);
     full->intervals = true;
     deliver(generation, full);
@@ -181,6 +201,7 @@ void RunFileLoader::recompare(const QString& baseline)
         options.baseline = baseline;
         options.resamples = 0;
         options.allowDifferentWorkloads = allow;
+        options.calibration = base->calibration;
         quick->compare = compareRuns(*quick->file, options, &error);
         quick->error = error;
         quick->intervals = false;

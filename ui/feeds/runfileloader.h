@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compare/calibration.h"
 #include "compare/knobresponse.h"
 #include "drift/driftanalysis.h"
 #include "store/runfile.h"
@@ -10,6 +11,8 @@
 #include <memory>
 
 namespace ks {
+
+struct CalibrationLookup;
 
 /// A run file read into memory with what the Compare and Drift pages show:
 /// the core's compareRuns() and analyzeDrift() results. Immutable once built,
@@ -28,6 +31,9 @@ struct LoadedRunFile {
     /// configurations (computed here, on the worker, for the Live page's chart);
     /// empty knob when none varies yet.
     KnobResponse liveKnob;
+    /// The A/A calibration the comparison used (compare/calibrationlookup.h), null when none.
+    std::shared_ptr<const Calibration> calibration;
+    QString calibrationNote; ///< the spec names a calibration that is not there
     QString error;
 };
 
@@ -59,6 +65,9 @@ public:
     /// of refusing them, and recomputes the current file's comparison.
     void setAllowDifferentWorkloads(bool allow);
     bool allowDifferentWorkloads() const { return m_allowDifferentWorkloads; }
+    /// The A/A calibration file for the next loads (`export --calibration`); empty:
+    /// the one the experiment spec names, if any. A file that is no calibration is the load's error.
+    void setCalibrationPath(const QString& path) { m_calibrationPath = path; }
     std::shared_ptr<const LoadedRunFile> current() const { return m_current; }
 
 signals:
@@ -68,6 +77,8 @@ signals:
 private:
     void startJob(std::function<void()> job);
     void deliver(quint64 generation, std::shared_ptr<const LoadedRunFile> result);
+    /// Keeps the calibration `lookup` found in `result`; false (and `result.error`) when it is unusable.
+    static bool useCalibration(LoadedRunFile& result, const CalibrationLookup& lookup);
     /// In the worker: comparison and drift of `result->file`, delivered without
     /// intervals first, then (unless `withIntervals` is false) with them.
     void analyze(quint64 generation, std::shared_ptr<LoadedRunFile> result, std::vector<ProbePass> passes,
@@ -77,6 +88,7 @@ private:
     std::shared_ptr<const LoadedRunFile> m_current;
     std::vector<QThread*> m_threads;
     bool m_allowDifferentWorkloads = false;
+    QString m_calibrationPath;
     /// Recomputes the current file's comparison with the present options.
     void recompare(const QString& baseline);
 };

@@ -1,14 +1,46 @@
 #include "models/comparetablemodel.h"
 
 #include "compare/compareformat.h"
+#include "compare/intervalnotes.h"
 
 #include <QFont>
 
 namespace ks {
 
 namespace {
+
 constexpr int kMetricColumns = int(std::size(kCompareColumns));
+
+bool hasInterval(const nlohmann::json& config, const CompareColumn& c)
+{
+    const nlohmann::json ci = config.value("ratio_ci95", nlohmann::json::object());
+    return ci.is_object() && ci.value(c.key, nlohmann::json::object()).value(c.stat, nlohmann::json()).is_array();
 }
+
+bool withinRunSignificant(const nlohmann::json& config, const CompareColumn& c)
+{
+    const nlohmann::json verdicts = config.value("within_run_significant", nlohmann::json::object());
+    return verdicts.is_object() && verdicts.value(c.key, nlohmann::json::object()).value(c.stat, false) == true;
+}
+
+// What an interval cell's tooltip says: the verdict, then how the interval was made.
+QString intervalTip(const nlohmann::json& config, const CompareColumn& c, bool significant)
+{
+    QStringList lines;
+    if (significant)
+        lines << CompareTableModel::tr("Shown to differ: the ratio's interval excludes 1, with the run-to-run "
+                                       "spread measured.");
+    else if (withinRunSignificant(config, c))
+        lines << CompareTableModel::tr("Not shown to differ: within this one run the interval excludes 1, but how "
+                                       "far one run lands from another was not measured.");
+    else if (const QString rounds = roundsNeededText(config, c.key, c.stat); !rounds.isEmpty())
+        lines << CompareTableModel::tr("Undecided: %1.").arg(rounds);
+    if (const QString method = intervalMethodText(config); !method.isEmpty())
+        lines << method + QLatin1Char('.');
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
 
 void CompareTableModel::setArm(const nlohmann::json& arm)
 {
@@ -63,8 +95,8 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
         }
         return {};
     case Qt::ToolTipRole:
-        if (significant)
-            return tr("Significant: the 95 % interval of the ratio excludes 1");
+        if (metric && metric->stat && !isBaseline && hasInterval(config, *metric))
+            return intervalTip(config, *metric, significant);
         if (column == 0 && config.value("workload_differs", false))
             return tr("This configuration ran a different workload than the baseline (prompts, lengths or prompt "
                       "file): the difference is not the configuration's alone");

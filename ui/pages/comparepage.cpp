@@ -8,6 +8,7 @@
 #include "compare/diagnosis.h"
 #include "compare/searchreport.h"
 #include "compare/sweepcompare.h"
+#include "compareintervals.h"
 #include "comparemetrics.h"
 #include "feeds/runfileloader.h"
 #include "knobrangepanel.h"
@@ -28,20 +29,6 @@
 namespace ks {
 
 namespace {
-
-// Summary-only imports (another tool's aggregates) have bars and ratios but no intervals: say why.
-QString summaryOnlyNote(const nlohmann::json& arms)
-{
-    for (const nlohmann::json& arm : arms) {
-        if (arm.contains("note"))
-            return QStringLiteral(" ")
-                + ComparePage::tr(
-                    "Configurations marked \u201csummary only\u201d were "
-                    "imported from another tool without per-request data: their bars and ratios are its own "
-                    "aggregates, without intervals.");
-    }
-    return {};
-}
 
 struct Metric {
     const char* key;
@@ -101,6 +88,7 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     , m_warning(new QLabel(this))
     , m_why(new QLabel(this))
     , m_search(new QLabel(this))
+    , m_intervals(new QLabel(this))
     , m_bars(new BarChart(this))
     , m_cdf(new CdfPlot(this))
     , m_knee(new KneePlot(this))
@@ -145,6 +133,9 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     m_search->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_search->setObjectName(QStringLiteral("searchResult"));
     m_search->hide();
+    m_intervals->setWordWrap(true);
+    m_intervals->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_intervals->setObjectName(QStringLiteral("intervals"));
     m_tableView->setModel(m_model);
     m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tableView->verticalHeader()->hide();
@@ -173,6 +164,7 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     layout->addWidget(m_why);
     layout->addWidget(m_search);
     layout->addWidget(split, 1);
+    layout->addWidget(m_intervals);
     layout->addWidget(m_note);
 
     connect(m_arm, &QComboBox::currentTextChanged, this, [this] {
@@ -228,21 +220,12 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
             m_metric->addItem(tr(m.title), QString::fromLatin1(m.key));
     m_metric->setCurrentIndex(std::max(0, m_metric->findData(metric)));
     m_filling = false;
-    const QString files = m_result->otherPath.isEmpty()
-        ? m_result->path
-        : tr("%1 and %2 (LABEL @FILE)").arg(m_result->path, m_result->otherPath);
     if (!m_result->error.isEmpty())
         m_note->setText(m_result->error);
     else if (m_result->compare.empty())
         m_note->setText(tr("%1 has no load arms to compare.").arg(m_result->path));
     else
-        m_note->setText((m_result->intervals ? tr(
-                             "%1 · ratios against the baseline with 95 % intervals (block bootstrap, 1000 resamples, "
-                             "widened by the run-to-run spread); * and bold: "
-                             "the interval excludes 1.")
-                                                   .arg(files)
-                                             : tr("%1 · computing 95 % intervals …").arg(files))
-            + summaryOnlyNote(m_result->compare));
+        m_note->setText(compareFilesNote(*m_result));
     m_range->setResult(m_result);
     // A search's result is the file's, not an arm's: its best value, interval and plateau
     // (the probes are on the Knob range tab and in the table).
@@ -274,6 +257,7 @@ void ComparePage::refresh()
     const nlohmann::json* arm = armOf(m_result->compare, m_arm->currentText());
     if (!arm) {
         m_model->setArm(nullptr);
+        m_intervals->clear();
         return;
     }
     m_filling = true;
@@ -297,14 +281,29 @@ void ComparePage::refresh()
     m_cdf->setVisible(!sweep);
     m_knee->setVisible(sweep);
     m_metric->setEnabled(!sweep);
+    showIntervals(*arm);
     if (sweep) {
-        m_model->setArm(sweepStepsTable(m_result->compare, *arm));
+        const nlohmann::json steps = sweepStepsTable(m_result->compare, *arm);
+        m_model->setArm(steps);
+        showIntervals(steps);
         showKnee(m_arm->currentText());
         m_warning->setText(sweepCapacityLine(*arm));
         m_warning->setVisible(true);
         return;
     }
     showMetric(m_arm->currentText(), m_metric->currentData().toString());
+}
+
+QString ComparePage::intervalsText() const
+{
+    return m_intervals->text();
+}
+
+void ComparePage::showIntervals(const nlohmann::json& arm)
+{
+    // A configuration that never settled turns the lines into a warning.
+    m_intervals->setText(armIntervalsText(arm));
+    m_intervals->setStyleSheet(armHasUnsettled(arm) ? QStringLiteral("color: #c87800;") : QString());
 }
 
 bool ComparePage::showKnee(const QString& armName)

@@ -2,6 +2,8 @@
 
 #include <QWidget>
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 
 class QComboBox;
@@ -50,6 +52,8 @@ public:
     CdfPlot* cdf() const { return m_cdf; }
     KneePlot* knee() const { return m_knee; }
     CompareTableModel* table() const { return m_model; }
+    /// The lines under the table: how each configuration's intervals were made.
+    QString intervalsText() const;
     /// The knob-response and Pareto charts (a tab, shown when a knob varies or there are 2+ points).
     KnobRangePanel* knobRange() const { return m_range; }
 
@@ -59,6 +63,7 @@ private:
     void showMetric(const QString& arm, const QString& key);
     /// Fills the knee chart from a sweep arm's entry; false when `arm` is no sweep (nor a step of one).
     bool showKnee(const QString& arm);
+    void showIntervals(const nlohmann::json& arm);
 
     RunFileLoader* m_loader;
     std::shared_ptr<const LoadedRunFile> m_result;
@@ -69,6 +74,7 @@ private:
     QLabel* m_warning;
     QLabel* m_why; ///< why each configuration differs from the baseline (compare/diagnosis.h)
     QLabel* m_search; ///< a search's best value and plateau, when the file has one
+    QLabel* m_intervals; ///< under the table: how each configuration's intervals were made
     BarChart* m_bars;
     CdfPlot* m_cdf;
     KneePlot* m_knee;

@@ -1,6 +1,7 @@
 #include "htmlreportsections.h"
 
 #include "compare/compareformat.h"
+#include "compare/intervalnotes.h"
 #include "compare/reasoningfigures.h"
 #include "compare/sweepcompare.h"
 #include "drift/driftanalysis.h"
@@ -197,9 +198,19 @@ QString repeats(const json& arm)
     }
     if (items.isEmpty())
         return {};
-    return QStringLiteral("<h3>Repeats</h3>\n<ul>\n") + items + QStringLiteral("</ul>\n")
-        + paragraph(QStringLiteral("With repeats, * needs both the bootstrap over requests and Welch's t-interval "
-                                   "over the repeat values (&quot;repeats [low-high]&quot;) to exclude 1."));
+    return QStringLiteral("<h3>Repeats</h3>\n<ul>\n") + items + QStringLiteral("</ul>\n");
+}
+
+// How each configuration's intervals were made; a configuration that never settled stands out.
+QString intervalMethods(const json& arm)
+{
+    QString items;
+    for (const QString& line : intervalLines(arm))
+        items += (line.contains(unsettledText()) ? QStringLiteral("<li class=\"unsettled\">%1</li>\n")
+                                                 : QStringLiteral("<li>%1</li>\n"))
+                     .arg(esc(line));
+    return items.isEmpty() ? QString()
+                           : QStringLiteral("<ul class=\"intervals\">\n") + items + QStringLiteral("</ul>\n");
 }
 
 QString verdictOf(const json& point)
@@ -253,10 +264,9 @@ QString htmlArmSection(const json& arm, const QString& id, const QString& charts
             += row(acceptance, QStringLiteral("spec acceptance")) + row(length, QStringLiteral("mean accepted length"));
     }
     out += table(header, body);
-    out += paragraph(QStringLiteral("Below each value: its ratio to %1, [low-high] the 95 % interval (a block "
-                                    "bootstrap over each run, widened by the run-to-run spread of A/A runs, or across "
-                                    "repeats); * (in bold) marks an interval that excludes 1.")
-                         .arg(esc(baseline)));
+    out += paragraph(
+        esc(QStringLiteral("Below each value: its ratio to %1; %2 (in bold).").arg(baseline, intervalLegend(arm))));
+    out += intervalMethods(arm);
     if (const QStringList bounds = sloBounds(arm.value("slo", json())); !bounds.isEmpty())
         out += paragraph(
             esc(QStringLiteral("Goodput counts requests meeting %1.").arg(bounds.join(QStringLiteral(" and ")))));
@@ -428,7 +438,8 @@ td.good { color: #1d6b35; } td.bad { color: #a12a14; font-weight: 600; }
 .tag.warn { background: #fde7d9; color: #8a2c0d; }
 .warn { background: #fff4e5; border-left: 4px solid #e8590c; padding: 6px 12px; border-radius: 0 4px 4px 0; }
 .capacity { font-size: 1.05em; }
-ul.why { padding-left: 1.2em; } ul.why li { margin: .25em 0; }
+ul.why, ul.intervals { padding-left: 1.2em; } ul.why li { margin: .25em 0; }
+ul.intervals { font-size: .9em; color: #56606d; margin: .3em 0; } li.unsettled { color: #8a2c0d; font-weight: bold; }
 .kind { font-size: .75em; color: #56606d; border: 1px solid #c9d0d8; border-radius: 8px; padding: 0 6px; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 520px), 1fr)); gap: 14px; margin-top: 1em; }
 figure { margin: 0; }
