@@ -119,9 +119,8 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
         // Interleaved rounds run the configurations in a random order: the spec's
         // order (its run lines' config_index) keeps its first as the baseline.
         if (distinctConfigIndexes(groups))
-            std::stable_sort(groups.begin(), groups.end(), [](const ConfigRuns& a, const ConfigRuns& b) {
-                return configIndexOf(a) < configIndexOf(b);
-            });
+            std::stable_sort(groups.begin(), groups.end(),
+                [](const ConfigRuns& a, const ConfigRuns& b) { return configIndexOf(a) < configIndexOf(b); });
         for (ConfigRuns& group : groups)
             group.prepare();
         const ConfigRuns* baseline = &groups.front();

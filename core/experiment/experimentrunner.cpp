@@ -252,8 +252,8 @@ void ExperimentRunner::startArm()
         m_armRunning = true;
         nlohmann::json line = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) },
             { "arm", text(m_armName) }, { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "knobs", config.knobs },
-            { "config_index", m_config },
-            { "model", text(config.model) }, { "ticks", true }, { "t0_unix_us", unixUsAtMonotonic(t0) } };
+            { "config_index", m_config }, { "model", text(config.model) }, { "ticks", true },
+            { "t0_unix_us", unixUsAtMonotonic(t0) } };
         if (!config.grid.is_null())
             line["grid"] = config.grid;
         line.update(m_runFields);

@@ -95,15 +95,16 @@ const FieldRule kControl { "control", kObj,
 // A search probe's place (docs/formats.md, "Search").
 const FieldRule kSearchProbe { "search", kObj, { { "probe", kInt }, { "value", kNum } } };
 
-const std::vector<FieldRule> kRunRules { kSearchProbe, { "run", kStr }, { "config", kStr }, { "arm", kStr },
-    { "t0_wall", kStr }, { "t0_monotonic_us", kInt }, { "t0_unix_us", kInt }, { "model", kStr }, { "knobs", kObj },
-    { "ticks", kBool }, { "grid", kObj, { { "from", kStr }, { "values", kObj } } }, kProbeIdentity, kSweepStep,
-    kControl, { "repeat", kInt }, { "round", kInt }, { "config_index", kInt }, { "prompts", kObj }, { "server_version", kObj },
+const std::vector<FieldRule> kRunRules {
+    kSearchProbe, { "run", kStr }, { "config", kStr }, { "arm", kStr }, { "t0_wall", kStr },
+    { "t0_monotonic_us", kInt }, { "t0_unix_us", kInt }, { "model", kStr }, { "knobs", kObj }, { "ticks", kBool },
+    { "grid", kObj, { { "from", kStr }, { "values", kObj } } }, kProbeIdentity, kSweepStep, kControl,
+    { "repeat", kInt }, { "round", kInt }, { "config_index", kInt }, { "prompts", kObj }, { "server_version", kObj },
     { "shard", kObj, { { "index", kInt }, { "count", kInt }, { "host", kStr }, { "start_at", kStr } } },
     { "merged", kObj,
         { { "shards", kInt }, { "start_skew_us", kInt }, { "hosts", kArr, {}, kStr }, { "parts", kArr, {}, kObj } } },
-    { "imported", kObj,
-        { { "tool", kStr }, { "version", kStr }, { "file_sha256", kStr }, { "summary_only", kBool } } } };
+    { "imported", kObj, { { "tool", kStr }, { "version", kStr }, { "file_sha256", kStr }, { "summary_only", kBool } } }
+};
 
 const std::vector<FieldRule> kSummaryRules {
     { "run", kStr },

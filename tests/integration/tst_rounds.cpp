@@ -3,6 +3,7 @@
 // replay, repeats that run until decided (decided, and out of budget), and
 // `knobscope run SPEC --aa N`.
 #include "compare/calibration.h"
+#include "compare/comparison.h"
 #include "experiment/experimentrunner.h"
 #include "source/replayfeed.h"
 #include "store/runfile.h"
@@ -117,8 +118,9 @@ std::pair<std::vector<int>, std::vector<RoundDecision>> replayed(const QString& 
 class TestRounds : public QObject {
     Q_OBJECT
 private slots:
-    // Three rounds of two configurations: round 1 in spec order, every round
-    // each configuration once on a fresh server, each run marked with its round.
+    // Three rounds of two configurations: every round each configuration once (in
+    // the round's own order) on a fresh server, each run marked with its round and
+    // its place in the spec.
     void interleavesRoundsOfEveryConfiguration()
     {
         QTemporaryDir dir;
@@ -130,8 +132,8 @@ private slots:
 
         const std::vector<json> runs = linesOf(out, "run");
         QCOMPARE(runs.size(), std::size_t(6));
-        QCOMPARE(runs[0]["run"].get<std::string>(), std::string("mns2/light"));
-        QCOMPARE(runs[1]["run"].get<std::string>(), std::string("mns16/light"));
+        for (const json& run : runs)
+            QCOMPARE(run["config_index"].get<int>(), run["config"].get<std::string>() == "mns2" ? 0 : 1);
         for (int r = 1; r <= 3; ++r) {
             std::set<std::string> configs;
             for (int k = 0; k < 2; ++k) {
@@ -158,6 +160,12 @@ private slots:
         QString error;
         QVERIFY(readRunFile(out, &file, &error));
         QVERIFY(file.issues.empty());
+        // Whichever ran first, compare takes the spec's first configuration as the baseline.
+        CompareOptions options;
+        options.resamples = 50;
+        const json arms = compareRuns(file, options, &error);
+        QCOMPARE(arms[0]["baseline"].get<std::string>(), std::string("mns2"));
+        QCOMPARE(arms[0]["configs"][1]["ratio_ci95"]["method"].get<std::string>(), std::string("rounds"));
         QCOMPARE(file.runs.size(), std::size_t(6));
         for (const RunData& run : file.runs) {
             QVERIFY(run.info["round"].is_number_integer());
