@@ -124,30 +124,32 @@ QString intervalMethodText(const json& config)
     const json& r2r = runToRun(config);
     const double confidence = intervalConfidence(config);
     const QString level = confidenceText(confidence);
+    QString note = textAt(r2r, "note").trimmed();
+    while (note.endsWith(QLatin1Char('.')))
+        note.chop(1);
     if (method == QLatin1String("rounds")) {
+        // Said here rather than taken from the note: the note explains the method, this names it.
         const auto rounds = numberAt(r2r, "rounds");
-        const QString across = rounds ? QStringLiteral("across %1 paired rounds").arg(int(*rounds))
-                                      : QStringLiteral("across paired rounds");
+        const QString kind
+            = note.contains(QLatin1String(" unpaired ")) ? QStringLiteral("unpaired") : QStringLiteral("paired");
+        const QString across = rounds ? QStringLiteral("across %1 %2 rounds").arg(int(*rounds)).arg(kind)
+                                      : QStringLiteral("across %1 rounds").arg(kind);
         if (const auto looks = looksOf(r2r, confidence))
             return QStringLiteral("intervals %1 at %2 per look, %3 looks (repeats until decided)")
                 .arg(across, level)
                 .arg(*looks);
         return QStringLiteral("%1 intervals %2").arg(level, across);
     }
+    // The comparison's own sentence says it, with what kept a given calibration from applying.
+    if (!note.isEmpty())
+        return note;
     if (method == QLatin1String("calibrated")) {
         const json calibration = r2r.value("calibration", json());
         return calibration.is_object()
             ? QStringLiteral("%1 intervals with %2").arg(level, calibrationCitation(calibration))
             : QStringLiteral("%1 intervals with an A/A calibration").arg(level);
     }
-    QString text = QStringLiteral("%1 intervals %2").arg(level, QLatin1String(kWithinRunNote));
-    // The comparison's own note may say more (a calibration that did not match, and why).
-    QString note = textAt(r2r, "note").trimmed();
-    while (note.endsWith(QLatin1Char('.')))
-        note.chop(1);
-    if (!note.isEmpty() && note != QLatin1String(kWithinRunNote))
-        text += QStringLiteral(" (%1)").arg(note);
-    return text;
+    return QStringLiteral("%1 intervals %2").arg(level, QLatin1String(kWithinRunNote));
 }
 
 QString unmeasuredDecisionText()

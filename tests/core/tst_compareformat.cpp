@@ -39,13 +39,13 @@ json armOf(const json& runToRun, bool significant)
 json rounds(int n, double confidence = 0.95)
 {
     return { { "measured", true }, { "method", "rounds" }, { "rounds", n }, { "confidence", confidence },
-        { "note", "across paired rounds" } };
+        { "note", "95 % intervals across paired rounds (Student's t over the rounds)" } };
 }
 
 json withinRun()
 {
     return { { "measured", false }, { "method", "within-run" }, { "rounds", 1 }, { "confidence", 0.95 },
-        { "note", "within one run; run-to-run not measured: add repeats or calibrate" } };
+        { "note", "95 % intervals within one run; run-to-run not measured: add repeats or calibrate" } };
 }
 
 QStringList csvFields(const QString& line)
@@ -137,9 +137,13 @@ private slots:
                      "b: 95 % intervals within one run; run-to-run not measured: add repeats or calibrate.")),
             qPrintable(md));
         // A note that says more than the method (a calibration that did not match) is kept.
-        arm["configs"][1]["run_to_run"]["note"] = "the calibration does not speak for it: the host differs";
+        arm["configs"][1]["run_to_run"]["note"] = "95 % intervals within one run; run-to-run not measured: add "
+                                                  "repeats or calibrate (the calibration does not speak for it: the "
+                                                  "host differs)";
         QVERIFY(compareMarkdown(json::array({ arm }))
-                    .contains(QStringLiteral("calibrate (the calibration does not speak for it: the host differs)")));
+                    .contains(QStringLiteral("b: 95 % intervals within one run; run-to-run not measured: add repeats "
+                                             "or calibrate (the calibration does not speak for it: the host "
+                                             "differs).")));
     }
 
     void calibrationIsCited()
@@ -159,6 +163,10 @@ private slots:
         const QString text = intervalMethodText(armOf(rounds(5, 1 - 0.05 / 9), true)["configs"][1]);
         QCOMPARE(text,
             QStringLiteral("intervals across 5 paired rounds at 99.4 % per look, 9 looks (repeats until decided)"));
+        json unpaired = rounds(2);
+        unpaired["note"] = "95 % intervals across 2 unpaired rounds (Student's t over the rounds)";
+        QCOMPARE(intervalMethodText(armOf(unpaired, false)["configs"][1]),
+            QStringLiteral("95 % intervals across 2 unpaired rounds"));
     }
 
     void steadyStateAndUnsettled()
