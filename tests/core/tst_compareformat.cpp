@@ -296,6 +296,17 @@ private slots:
         QVERIFY2(err.contains(QStringLiteral("--calibration ") + missing), qPrintable(err));
         QCOMPARE(compare({ QStringLiteral("--calibration"), kFixture }, &err), 2); // two configurations
         QVERIFY2(err.contains(QStringLiteral("not an A/A calibration")), qPrintable(err));
+
+        // export takes it too, and refuses a file that is not there the same way.
+        QProcess exporting;
+        exporting.start(QStringLiteral(KNOBSCOPE_BIN),
+            { QStringLiteral("export"), kFixture, QStringLiteral("--calibration"), missing, QStringLiteral("--table"),
+                dir.filePath(QStringLiteral("table.md")) });
+        exporting.waitForFinished(120000);
+        QCOMPARE(exporting.exitCode(), 2);
+        QVERIFY(
+            QString::fromUtf8(exporting.readAllStandardError()).contains(QStringLiteral("--calibration ") + missing));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("table.md"))));
     }
 };
 
