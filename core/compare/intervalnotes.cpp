@@ -181,29 +181,55 @@ QString differenceOf(const json& config)
 
 } // namespace
 
+namespace {
+
+// The rounds already run (1 for a single run on a side).
+int roundsRun(const json& config)
+{
+    const auto rounds = numberAt(runToRun(config), "rounds");
+    return rounds && *rounds >= 1 ? int(*rounds) : 1;
+}
+
+// "the 3 rounds run would already resolve a 5 % difference in X: any difference left there is likely smaller"
+QString enoughText(const json& config, const QString& stats)
+{
+    return QStringLiteral("the %1 rounds run would already resolve a %2 difference%3: any difference left there is "
+                          "likely smaller")
+        .arg(roundsRun(config))
+        .arg(differenceOf(config), stats.isEmpty() ? QString() : QStringLiteral(" in ") + stats);
+}
+
+} // namespace
+
 QString roundsNeededText(const json& config)
 {
     std::map<int, QStringList> byRounds; // the same count for several statistics is said once
+    QStringList enough; // undecided although the rounds run would see the difference: it is smaller
     for (const CompareColumn& c : kCompareColumns)
         if (c.stat)
             if (const auto n = roundsNeeded(config, c.key, c.stat))
-                byRounds[*n] << statLabel(c);
-    if (byRounds.empty())
-        return {};
+                (*n <= roundsRun(config) ? enough : byRounds[*n]) << statLabel(c);
     QStringList parts;
     for (const auto& [n, stats] : byRounds)
-        parts << QStringLiteral("%1 in %2").arg(n).arg(stats.join(QStringLiteral(" and ")));
-    parts.front() = QStringLiteral("about %1 paired rounds would resolve a %2 difference in %3")
-                        .arg(byRounds.begin()->first)
-                        .arg(differenceOf(config), byRounds.begin()->second.join(QStringLiteral(" and ")));
-    return parts.join(QStringLiteral(", "));
+        parts << (parts.isEmpty() ? QStringLiteral("about %1 paired rounds would resolve a %2 difference in %3")
+                                        .arg(n)
+                                        .arg(differenceOf(config), stats.join(QStringLiteral(" and ")))
+                                  : QStringLiteral("%1 in %2").arg(n).arg(stats.join(QStringLiteral(" and "))));
+    QString text = parts.join(QStringLiteral(", "));
+    if (!enough.isEmpty())
+        text += (text.isEmpty() ? QString() : QStringLiteral("; "))
+            + enoughText(config, enough.join(QStringLiteral(" and ")));
+    return text;
 }
 
 QString roundsNeededText(const json& config, const char* key, const char* stat)
 {
     const auto n = roundsNeeded(config, key, stat);
-    return n ? QStringLiteral("about %1 paired rounds would resolve a %2 difference").arg(*n).arg(differenceOf(config))
-             : QString();
+    if (!n)
+        return {};
+    return *n <= roundsRun(config)
+        ? enoughText(config, QString())
+        : QStringLiteral("about %1 paired rounds would resolve a %2 difference").arg(*n).arg(differenceOf(config));
 }
 
 QString steadyText(const json& config)

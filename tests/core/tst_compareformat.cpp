@@ -198,6 +198,15 @@ private slots:
                            "TTFT p50"));
         QCOMPARE(roundsNeeded(config, "ttft_ms", "p95"), std::optional<int>(3)); // not a column, but there
         QVERIFY(!roundsNeeded(config, "tpot_ms", "p99")); // null: cannot say
+        // Undecided with rounds enough to see 5 %: whatever difference is there is smaller.
+        config["rounds_needed"]["itl_ms"]["p50"] = 2;
+        QCOMPARE(roundsNeededText(config),
+            QStringLiteral("about 7 paired rounds would resolve a 5 % difference in TTFT p99 and TPOT p50, 12 in "
+                           "TTFT p50; the 3 rounds run would already resolve a 5 % difference in ITL p50: any "
+                           "difference left there is likely smaller"));
+        QCOMPARE(roundsNeededText(config, "itl_ms", "p50"),
+            QStringLiteral("the 3 rounds run would already resolve a 5 % difference: any difference left there is "
+                           "likely smaller"));
     }
 
     void csvAppendsTheNewColumns()
