@@ -124,30 +124,32 @@ QString intervalMethodText(const json& config)
     const json& r2r = runToRun(config);
     const double confidence = intervalConfidence(config);
     const QString level = confidenceText(confidence);
+    QString note = textAt(r2r, "note").trimmed();
+    while (note.endsWith(QLatin1Char('.')))
+        note.chop(1);
     if (method == QLatin1String("rounds")) {
+        // Said here rather than taken from the note: the note explains the method, this names it.
         const auto rounds = numberAt(r2r, "rounds");
-        const QString across = rounds ? QStringLiteral("across %1 paired rounds").arg(int(*rounds))
-                                      : QStringLiteral("across paired rounds");
+        const QString kind
+            = note.contains(QLatin1String(" unpaired ")) ? QStringLiteral("unpaired") : QStringLiteral("paired");
+        const QString across = rounds ? QStringLiteral("across %1 %2 rounds").arg(int(*rounds)).arg(kind)
+                                      : QStringLiteral("across %1 rounds").arg(kind);
         if (const auto looks = looksOf(r2r, confidence))
             return QStringLiteral("intervals %1 at %2 per look, %3 looks (repeats until decided)")
                 .arg(across, level)
                 .arg(*looks);
         return QStringLiteral("%1 intervals %2").arg(level, across);
     }
+    // The comparison's own sentence says it, with what kept a given calibration from applying.
+    if (!note.isEmpty())
+        return note;
     if (method == QLatin1String("calibrated")) {
         const json calibration = r2r.value("calibration", json());
         return calibration.is_object()
             ? QStringLiteral("%1 intervals with %2").arg(level, calibrationCitation(calibration))
             : QStringLiteral("%1 intervals with an A/A calibration").arg(level);
     }
-    QString text = QStringLiteral("%1 intervals %2").arg(level, QLatin1String(kWithinRunNote));
-    // The comparison's own note may say more (a calibration that did not match, and why).
-    QString note = textAt(r2r, "note").trimmed();
-    while (note.endsWith(QLatin1Char('.')))
-        note.chop(1);
-    if (!note.isEmpty() && note != QLatin1String(kWithinRunNote))
-        text += QStringLiteral(" (%1)").arg(note);
-    return text;
+    return QStringLiteral("%1 intervals %2").arg(level, QLatin1String(kWithinRunNote));
 }
 
 QString unmeasuredDecisionText()
@@ -179,29 +181,55 @@ QString differenceOf(const json& config)
 
 } // namespace
 
+namespace {
+
+// The rounds already run (1 for a single run on a side).
+int roundsRun(const json& config)
+{
+    const auto rounds = numberAt(runToRun(config), "rounds");
+    return rounds && *rounds >= 1 ? int(*rounds) : 1;
+}
+
+// "the 3 rounds run would already resolve a 5 % difference in X: any difference left there is likely smaller"
+QString enoughText(const json& config, const QString& stats)
+{
+    return QStringLiteral("the %1 rounds run would already resolve a %2 difference%3: any difference left there is "
+                          "likely smaller")
+        .arg(roundsRun(config))
+        .arg(differenceOf(config), stats.isEmpty() ? QString() : QStringLiteral(" in ") + stats);
+}
+
+} // namespace
+
 QString roundsNeededText(const json& config)
 {
     std::map<int, QStringList> byRounds; // the same count for several statistics is said once
+    QStringList enough; // undecided although the rounds run would see the difference: it is smaller
     for (const CompareColumn& c : kCompareColumns)
         if (c.stat)
             if (const auto n = roundsNeeded(config, c.key, c.stat))
-                byRounds[*n] << statLabel(c);
-    if (byRounds.empty())
-        return {};
+                (*n <= roundsRun(config) ? enough : byRounds[*n]) << statLabel(c);
     QStringList parts;
     for (const auto& [n, stats] : byRounds)
-        parts << QStringLiteral("%1 in %2").arg(n).arg(stats.join(QStringLiteral(" and ")));
-    parts.front() = QStringLiteral("about %1 paired rounds would resolve a %2 difference in %3")
-                        .arg(byRounds.begin()->first)
-                        .arg(differenceOf(config), byRounds.begin()->second.join(QStringLiteral(" and ")));
-    return parts.join(QStringLiteral(", "));
+        parts << (parts.isEmpty() ? QStringLiteral("about %1 paired rounds would resolve a %2 difference in %3")
+                                        .arg(n)
+                                        .arg(differenceOf(config), stats.join(QStringLiteral(" and ")))
+                                  : QStringLiteral("%1 in %2").arg(n).arg(stats.join(QStringLiteral(" and "))));
+    QString text = parts.join(QStringLiteral(", "));
+    if (!enough.isEmpty())
+        text += (text.isEmpty() ? QString() : QStringLiteral("; "))
+            + enoughText(config, enough.join(QStringLiteral(" and ")));
+    return text;
 }
 
 QString roundsNeededText(const json& config, const char* key, const char* stat)
 {
     const auto n = roundsNeeded(config, key, stat);
-    return n ? QStringLiteral("about %1 paired rounds would resolve a %2 difference").arg(*n).arg(differenceOf(config))
-             : QString();
+    if (!n)
+        return {};
+    return *n <= roundsRun(config)
+        ? enoughText(config, QString())
+        : QStringLiteral("about %1 paired rounds would resolve a %2 difference").arg(*n).arg(differenceOf(config));
 }
 
 QString steadyText(const json& config)

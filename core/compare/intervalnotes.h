@@ -34,7 +34,8 @@ QString unmeasuredDecisionText();
 /// `rounds_needed` for one statistic: the rounds, or nullopt (not undecided, or cannot say).
 std::optional<int> roundsNeeded(const nlohmann::json& config, const char* key, const char* stat);
 /// "about 9 paired rounds would resolve a 5 % difference in TTFT p99, 14 in ITL p50": the
-/// table's undecided statistics that have a figure; empty when none.
+/// table's undecided statistics that have a figure; those the rounds already run would
+/// resolve are said to differ by less ("the 3 rounds run would already resolve ..."). Empty when none.
 QString roundsNeededText(const nlohmann::json& config);
 /// "about 9 paired rounds would resolve a 5 % difference" for one statistic; empty when it has none.
 QString roundsNeededText(const nlohmann::json& config, const char* key, const char* stat);

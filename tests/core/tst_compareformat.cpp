@@ -39,13 +39,13 @@ json armOf(const json& runToRun, bool significant)
 json rounds(int n, double confidence = 0.95)
 {
     return { { "measured", true }, { "method", "rounds" }, { "rounds", n }, { "confidence", confidence },
-        { "note", "across paired rounds" } };
+        { "note", "95 % intervals across paired rounds (Student's t over the rounds)" } };
 }
 
 json withinRun()
 {
     return { { "measured", false }, { "method", "within-run" }, { "rounds", 1 }, { "confidence", 0.95 },
-        { "note", "within one run; run-to-run not measured: add repeats or calibrate" } };
+        { "note", "95 % intervals within one run; run-to-run not measured: add repeats or calibrate" } };
 }
 
 QStringList csvFields(const QString& line)
@@ -137,9 +137,13 @@ private slots:
                      "b: 95 % intervals within one run; run-to-run not measured: add repeats or calibrate.")),
             qPrintable(md));
         // A note that says more than the method (a calibration that did not match) is kept.
-        arm["configs"][1]["run_to_run"]["note"] = "the calibration does not speak for it: the host differs";
+        arm["configs"][1]["run_to_run"]["note"] = "95 % intervals within one run; run-to-run not measured: add "
+                                                  "repeats or calibrate (the calibration does not speak for it: the "
+                                                  "host differs)";
         QVERIFY(compareMarkdown(json::array({ arm }))
-                    .contains(QStringLiteral("calibrate (the calibration does not speak for it: the host differs)")));
+                    .contains(QStringLiteral("b: 95 % intervals within one run; run-to-run not measured: add repeats "
+                                             "or calibrate (the calibration does not speak for it: the host "
+                                             "differs).")));
     }
 
     void calibrationIsCited()
@@ -159,6 +163,10 @@ private slots:
         const QString text = intervalMethodText(armOf(rounds(5, 1 - 0.05 / 9), true)["configs"][1]);
         QCOMPARE(text,
             QStringLiteral("intervals across 5 paired rounds at 99.4 % per look, 9 looks (repeats until decided)"));
+        json unpaired = rounds(2);
+        unpaired["note"] = "95 % intervals across 2 unpaired rounds (Student's t over the rounds)";
+        QCOMPARE(intervalMethodText(armOf(unpaired, false)["configs"][1]),
+            QStringLiteral("95 % intervals across 2 unpaired rounds"));
     }
 
     void steadyStateAndUnsettled()
@@ -190,6 +198,15 @@ private slots:
                            "TTFT p50"));
         QCOMPARE(roundsNeeded(config, "ttft_ms", "p95"), std::optional<int>(3)); // not a column, but there
         QVERIFY(!roundsNeeded(config, "tpot_ms", "p99")); // null: cannot say
+        // Undecided with rounds enough to see 5 %: whatever difference is there is smaller.
+        config["rounds_needed"]["itl_ms"]["p50"] = 2;
+        QCOMPARE(roundsNeededText(config),
+            QStringLiteral("about 7 paired rounds would resolve a 5 % difference in TTFT p99 and TPOT p50, 12 in "
+                           "TTFT p50; the 3 rounds run would already resolve a 5 % difference in ITL p50: any "
+                           "difference left there is likely smaller"));
+        QCOMPARE(roundsNeededText(config, "itl_ms", "p50"),
+            QStringLiteral("the 3 rounds run would already resolve a 5 % difference: any difference left there is "
+                           "likely smaller"));
     }
 
     void csvAppendsTheNewColumns()
@@ -288,6 +305,17 @@ private slots:
         QVERIFY2(err.contains(QStringLiteral("--calibration ") + missing), qPrintable(err));
         QCOMPARE(compare({ QStringLiteral("--calibration"), kFixture }, &err), 2); // two configurations
         QVERIFY2(err.contains(QStringLiteral("not an A/A calibration")), qPrintable(err));
+
+        // export takes it too, and refuses a file that is not there the same way.
+        QProcess exporting;
+        exporting.start(QStringLiteral(KNOBSCOPE_BIN),
+            { QStringLiteral("export"), kFixture, QStringLiteral("--calibration"), missing, QStringLiteral("--table"),
+                dir.filePath(QStringLiteral("table.md")) });
+        exporting.waitForFinished(120000);
+        QCOMPARE(exporting.exitCode(), 2);
+        QVERIFY(
+            QString::fromUtf8(exporting.readAllStandardError()).contains(QStringLiteral("--calibration ") + missing));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("table.md"))));
     }
 };
 

@@ -10,7 +10,8 @@ Starts no server. Writes the report of a committed run file and checks:
               throughput, cdf-ttft, cdf-e2e), a sweep arm's 1 (knee), the drift
               section 1 when the file has probe passes; arms and sweeps are read
               from `knobscope compare --json`, probe passes from the file itself;
-  content     every arm's name, the 95 % intervals ("1.23x [1.10-1.40]"), every
+  content     every arm's name, the 95 % intervals ("1.23x [1.10-1.40]") and how each
+              configuration's were made, every
               diagnosis sentence (`why`), the spec (the <pre> parses back to the
               file's own spec) and no API key material;
   escaping    the same file with a configuration renamed to hold markup
@@ -257,7 +258,19 @@ def check_report(text, compare, runs_path):
         for config in arm.get("configs", []):
             why = config.get("why", {}).get("text")
             if why:
-                check(html.escape(why, quote=False) in body, f"arm {name}: diagnosis of {config['config']} shown")
+                # As QString::toHtmlEscaped writes it: & < > and " escaped, ' left as it is.
+                escaped = html.escape(why, quote=False).replace('"', "&quot;")
+                check(escaped in body, f"arm {name}: diagnosis of {config['config']} shown")
+        for config in arm.get("configs", []):
+            # How its intervals were made, next to them (the baseline's line names no method).
+            r2r = config.get("run_to_run")
+            if isinstance(r2r, dict) and config["config"] != arm.get("baseline"):
+                label = html.escape(config["config"], quote=False)
+                check(re.search(rf"<li[^>]*>{re.escape(label)}: [^<]*intervals ", body) is not None,
+                      f"arm {name}: how the intervals of {config['config']} were made ({r2r.get('method')})")
+        for label in arm.get("unsettled", []):
+            check(f"{html.escape(label, quote=False)}: " in body and "TTFT still moving at the end of the run" in body,
+                  f"arm {name}: {label} is said to be not steady")
         if "sweep" not in arm and len(arm.get("configs", [])) > 1:
             check(re.search(r"\d+\.\d\dx \[\d+\.\d\d-\d+\.\d\d\]", body) is not None,
                   f"arm {name}: ratios with their 95 % intervals")

@@ -33,11 +33,9 @@ QString compareFilesNote(const LoadedRunFile& result)
     const QString files = result.otherPath.isEmpty()
         ? result.path
         : ComparePage::tr("%1 and %2 (LABEL @FILE)").arg(result.path, result.otherPath);
-    QString note = result.intervals
-        ? ComparePage::tr("%1 · ratios against the baseline with intervals (how each was made: under the table); * "
-                          "and bold: shown to differ, with the run-to-run spread measured.")
-              .arg(files)
-        : ComparePage::tr("%1 · computing intervals …").arg(files);
+    // What [low-high] and * mean, and how each interval was made, is said under the table.
+    QString note = result.intervals ? ComparePage::tr("%1 · ratios against the baseline, with intervals.").arg(files)
+                                    : ComparePage::tr("%1 · computing intervals …").arg(files);
     // Summary-only imports (another tool's aggregates) have bars and ratios but no intervals: say why.
     for (const nlohmann::json& arm : result.compare)
         if (arm.contains("note")) {
