@@ -6,7 +6,7 @@ answer is known. One experiment per pair index holds five configurations that
 differ only in that knob: base (1), base-again (1: the A/A pair), s05 (1.05),
 s10 (1.10) and s25 (1.25), under three arms shaped like the bundled ones but
 shorter (a gentle closed loop, a Poisson open loop, a stress closed loop that
-queues), with interleaved rounds (`"repeats": R` at the spec's top level).
+queues; sim-1.8b on 8 batch slots, 16-token outputs), with interleaved rounds (`"repeats": R` at the spec's top level).
 Each is read against base three ways:
 
   single      round 1 only, no calibration ("within-run": never significant;
@@ -39,6 +39,7 @@ import sys
 import tempfile
 import time
 
+import powerspread
 from truthlog import read_truth_log
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -90,7 +91,7 @@ def arms_of(size):
     ]
 
 
-def make_spec(sim, port, seed, size, jitter, rounds):
+def make_spec(sim, port, seed, size, jitter, rounds, per_arm=False):
     command = [WRAPPER, sim, "--port", str(port), "--profile", "{model}", "--max-num-seqs", "{max_num_seqs}",
                "--step-scale", "{step_scale}", "--step-jitter", str(jitter)]
     configs = [{"label": "base", "model": "sim-1.8b", "knobs": {"max_num_seqs": 8, "step_scale": 1.0}}]
@@ -105,7 +106,10 @@ def make_spec(sim, port, seed, size, jitter, rounds):
         "arms": arms_of(size),
         "prompts": {"source": "synthetic", "input_tokens": 128, "seed": seed},
     }
-    if rounds > 1:
+    if rounds > 1 and per_arm:  # an older knobscope: repeats one after another, per arm
+        for arm in spec["arms"]:
+            arm["repeats"] = rounds
+    elif rounds > 1:
         spec["repeats"] = rounds
     return spec
 
@@ -210,7 +214,7 @@ def run_bench(args, work):
     size = SIZES["quick" if args.quick else "default"]
     meta = {"date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "host": platform.node(),
             "cpus": os.cpu_count(), "pairs": args.pairs, "rounds": args.rounds, "aa_runs": args.aa_runs,
-            "jitter": args.jitter, "sizes": size, "pair_seconds": []}
+            "jitter": args.jitter, "sizes": size, "pair_seconds": [], "per_arm_repeats": args.per_arm_repeats}
     cal = None
     if args.aa_runs:
         spec = make_spec(args.sim, free_port(), 9999, size, args.jitter, args.rounds)
@@ -219,7 +223,7 @@ def run_bench(args, work):
         meta["calibration_seconds"] = round(took, 1)
         print("power: A/A calibration of base, %d runs: %.0f s" % (args.aa_runs, took), flush=True)
     for pair in range(args.pairs):
-        spec = make_spec(args.sim, free_port(), pair + 1, size, args.jitter, args.rounds)
+        spec = make_spec(args.sim, free_port(), pair + 1, size, args.jitter, args.rounds, args.per_arm_repeats)
         runs, took = knobscope_run(args.knobscope, spec, work, "pair%02d" % pair,
                                    os.path.join(work, "truth", "pair%02d" % pair))
         meta["pair_seconds"].append(round(took, 1))
@@ -231,6 +235,7 @@ def run_bench(args, work):
 def analyse(work):
     with open(os.path.join(work, "meta.json")) as f:
         meta = json.load(f)
+    meta["work"] = work
     cal = os.path.join(work, "calibration.jsonl")
     results, problems = {m: [] for m in METHODS}, []
     for runs in sorted(glob.glob(os.path.join(work, "pair[0-9][0-9].jsonl"))):
@@ -285,8 +290,10 @@ def spread(values):
 
 def tables(meta, results, truth, problems):
     s = meta["sizes"]
-    lines = ["%d pairs, %d interleaved rounds, A/A calibration of %d runs; --step-jitter %s; %s, %s (%d CPUs)"
-             % (meta["pairs"], meta["rounds"], meta["aa_runs"], meta["jitter"], meta["date"], meta["host"],
+    order = ("repeats one after another on one server start per configuration" if meta.get("per_arm_repeats")
+             else "interleaved rounds, a server start each")
+    lines = ["%d pairs, %d %s, A/A calibration of %d runs; --step-jitter %s; %s, %s (%d CPUs)"
+             % (meta["pairs"], meta["rounds"], order, meta["aa_runs"], meta["jitter"], meta["date"], meta["host"],
                 meta["cpus"]),
              "arms (sim-1.8b, --max-num-seqs 8, %d output tokens, 128-token prompts): fixed 4 streams x %d requests, "
              "poisson %g req/s for %g s, stress 32 streams x %d requests"
@@ -294,8 +301,8 @@ def tables(meta, results, truth, problems):
              "one experiment (5 configurations x %d rounds): %s s (min, median, max); calibration %s s"
              % (meta["rounds"], spread(meta["pair_seconds"]), meta.get("calibration_seconds", "n/a")),
              "", "Share of pairs called significant (0 %: false alarms) and coverage of the true ratio by the 95 % interval:",
-             "", "| arm | method | stat | sig 0 % | sig 5 % | sig 10 % | sig 25 % | coverage 0/5/10/25 % | true ratio 5/10/25 % |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "", "| arm | method | stat | sig 0 % | sig 5 % | sig 10 % | sig 25 % | coverage 0/5/10/25 % | true ratio 5/10/25 % | interval |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for arm in ("fixed", "poisson", "stress"):
         for method in METHODS:
             pairs = results.get(method) or []
@@ -310,9 +317,10 @@ def tables(meta, results, truth, problems):
                     sigs.append(share(k, n))
                     covs.append(share(c, n) if method != "bootstrap alone" else "")
                     trues.append("%.3f" % t if finite(t) else "n/a")
-                lines.append("| %s | %s | %s | %s | %s | %s |" % (
+                seen = sorted({str(p.get(arm, {}).get(label, {}).get("method")) for p in pairs for label, _, _ in SHIFTS})
+                lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
                     arm, method, sid, " | ".join(sigs), "/".join(covs) if covs[0] else "(as single)",
-                    "/".join(trues[1:])))
+                    "/".join(trues[1:]), ", ".join(seen)))
     lines += ["", "A/A (base-again against base): share of ALL latency ratios significant (TTFT, TPOT, ITL, E2E x "
               "p50, p95, p99), and causes named:", "", "| arm | method | significant | causes named | interval method |",
               "| --- | --- | --- | --- | --- |"]
@@ -336,6 +344,10 @@ def tables(meta, results, truth, problems):
                 lines.append("| %s | %s | %s (%d of %d) | %s | %s |" % (arm, method, share(k, n), k, n,
                                                                      "%d of %d" % (len(causes), len(pairs)),
                                                                      ", ".join(sorted(methods))))
+    if meta["rounds"] > 1:
+        lines += ["", "The spread between rounds (run files' summaries; the A/A pair's chance is its false-alarm "
+                  "rate with the t interval alone):", "",
+                  powerspread.table(meta["work"], STATS, [label for label, _, _ in SHIFTS])]
     if problems:
         lines += ["", "Problems (counted as missing):"] + ["- " + p for p in problems]
     return "\n".join(lines)
@@ -353,6 +365,8 @@ def main():
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds per experiment (1: the current tree)")
     p.add_argument("--aa-runs", type=int, default=8, help="runs of the A/A calibration (0: none)")
     p.add_argument("--jitter", default="0.03", help="knobscope-sim --step-jitter")
+    p.add_argument("--per-arm-repeats", action="store_true",
+                   help="repeats on each arm, one after another (a knobscope without interleaved rounds)")
     p.add_argument("--quick", action="store_true", help="short arms and 2 pairs: a smoke run")
     p.add_argument("--out", help="keep every spec, run file and truth log in DIR")
     p.add_argument("--analyse", metavar="DIR", help="print the tables again from a kept --out DIR")
