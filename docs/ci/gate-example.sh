@@ -45,7 +45,11 @@ gate() { # $1: run file, $2: JUnit file; prints the Markdown summary, returns co
 
 experiment() { # $1: name, $2: the candidate's --step-scale
     spec "$2" >"$work/$1.json"
-    "$bin/knobscope" run "$work/$1.json" --out "$work/$1.jsonl" --progress none >/dev/null
+    if ! "$bin/knobscope" run "$work/$1.json" --out "$work/$1.jsonl" --progress none >"$work/$1.run.log" 2>&1; then
+        echo "gate-example: knobscope run $1 failed:" >&2
+        cat "$work/$1.run.log" >&2
+        exit 1
+    fi
 }
 
 experiment unchanged 1

@@ -6,7 +6,7 @@ usage: check_power.py --knobscope PATH --sim PATH [--keep DIR]
 One experiment against knobscope-sim with three configurations that differ only
 in `--step-scale` (every engine step that many times slower, a planted slowdown
 with a known answer, docs/simulator.md): base (1), base-again (1: the A/A pair)
-and s25 (1.25), in 3 interleaved rounds (`"repeats": 3` at the spec's top level),
+and s25 (1.25), in 5 interleaved rounds (`"repeats": 5` at the spec's top level),
 under a Poisson open loop and a gentle fixed closed loop. It fails when
 
   - s25 is not significant in TPOT p50 and TTFT p50 in either arm (and the
@@ -35,7 +35,7 @@ METRICS = ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms")
 STATS = ("p50", "p95", "p99")
 CAUSES = ("queueing", "compute", "prefill")
 MUST_SEE = (("tpot_ms", "p50"), ("ttft_ms", "p50"))
-ROUNDS = 3
+ROUNDS = 5
 
 
 def free_port():
@@ -56,7 +56,7 @@ def spec(sim, port):
                     for label, scale in (("base", 1.0), ("base-again", 1.0), ("s25", 1.25))],
         "arms": [
             {"name": "fixed", "mode": "concurrency", "concurrency": 4, "requests": 32, "max_tokens": 16},
-            {"name": "poisson", "mode": "rate", "rate": 10.0, "burstiness": 1.0, "duration_s": 5, "max_tokens": 16},
+            {"name": "poisson", "mode": "rate", "rate": 10.0, "burstiness": 1.0, "duration_s": 4, "max_tokens": 16},
         ],
         "prompts": {"source": "synthetic", "input_tokens": 128, "seed": 7},
         "repeats": ROUNDS,
