@@ -173,7 +173,10 @@ def extract(arms, method):
     """arm -> label -> stat id -> (ratio, [lo, hi], significant) for the configurations against base."""
     out = {}
     for arm in arms or []:
-        for c in arm["configs"][1:]:
+        base = arm.get("baseline", "base")
+        for c in arm["configs"]:
+            if c.get("config") == base:
+                continue
             got = out.setdefault(arm.get("arm"), {}).setdefault(c.get("config") or c.get("label"), {})
             flags = c.get("within_run_significant") if method == "bootstrap alone" else c.get("significant")
             for metric in ALL_METRICS:
