@@ -399,8 +399,11 @@ std::variant<ExperimentSpec, std::vector<SpecError>> parseExperimentSpec(const Q
         return c.errors;
     c.rejectUnknown(doc, {},
         { "name", "target", "server", "configs", "arms", "prompts", "probes", "slo", "client", "search", "repeats",
-            "order", "order_seed" });
+            "order", "order_seed", "calibration" });
     spec.name = c.string(doc, {}, "name", true).value_or(QString());
+    // The A/A calibration compare uses for single runs (core/compare/calibrationlookup.h):
+    // a path, read when the file is compared, not here.
+    (void)c.string(doc, {}, "calibration", false);
     readTarget(c, doc, spec);
     readServer(c, doc, spec);
     spec::readConfigs(c, doc, text, spec);

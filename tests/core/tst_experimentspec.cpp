@@ -249,6 +249,9 @@ private slots:
         QTest::newRow("negative order seed") << "/order_seed"
                                              << "-1"
                                              << "order_seed: expected a whole number of at least 0, got -1";
+        QTest::newRow("calibration not a path") << "/calibration"
+                                                << "3"
+                                                << "calibration: expected a non-empty string";
     }
     void reportsEachMistakeWithItsPath()
     {
