@@ -105,7 +105,8 @@ void addLatencyRatios(nlohmann::json& entry, const ConfigRuns& group, const nloh
             }
             if (!baseValue || *baseValue <= 0 || !value)
                 continue;
-            const double r = *value / *baseValue;
+            // With rounds, the ratio is the rounds' own (each against the baseline in its round).
+            const double r = rounds && spread ? std::exp(spread->meanLog) : *value / *baseValue;
             ratio[key][stat] = r;
             if (!intervals)
                 continue;
@@ -113,7 +114,7 @@ void addLatencyRatios(nlohmann::json& entry, const ConfigRuns& group, const nloh
             double pairSd = std::nan("");
             int roundsNow = 1;
             if (rounds && spread) {
-                interval = roundsInterval(r, interval, *spread, plan.confidence);
+                interval = roundsInterval(interval, *spread, plan.confidence);
                 pairSd = spread->pairSd;
                 roundsNow = spread->rounds;
                 pairedRounds = std::max(pairedRounds, spread->rounds);

@@ -82,8 +82,12 @@ std::optional<RoundSpread> roundSpread(const RoundValues& baseline, const RoundV
         if (it != other.end() && base > 0 && it->second > 0 && std::isfinite(base) && std::isfinite(it->second))
             ratios.push_back(std::log(it->second / base));
     }
-    if (ratios.size() >= 2)
-        return RoundSpread { int(ratios.size()), sampleSd(ratios), double(ratios.size() - 1), true };
+    if (ratios.size() >= 2) {
+        double mean = 0;
+        for (double d : ratios)
+            mean += d / double(ratios.size());
+        return RoundSpread { int(ratios.size()), sampleSd(ratios), double(ratios.size() - 1), true, mean };
+    }
     // Rounds that do not line up (files run on different days, merged): Welch's
     // spread of the difference of the two sides' mean logs, as one round's.
     const std::vector<double> a = logs(baseline), b = logs(other);
@@ -92,18 +96,23 @@ std::optional<RoundSpread> roundSpread(const RoundValues& baseline, const RoundV
     const double va = std::pow(sampleSd(a), 2) / double(a.size()), vb = std::pow(sampleSd(b), 2) / double(b.size());
     const double se2 = va + vb;
     const int n = int(std::min(a.size(), b.size()));
+    double meanA = 0, meanB = 0;
+    for (double x : a)
+        meanA += x / double(a.size());
+    for (double x : b)
+        meanB += x / double(b.size());
     if (!(se2 > 0))
-        return RoundSpread { n, 0, double(n - 1), false };
+        return RoundSpread { n, 0, double(n - 1), false, meanB - meanA };
     const double df = se2 * se2 / (va * va / double(a.size() - 1) + vb * vb / double(b.size() - 1));
-    return RoundSpread { n, std::sqrt(se2 * n), df, false };
+    return RoundSpread { n, std::sqrt(se2 * n), df, false, meanB - meanA };
 }
 
-Interval roundsInterval(double ratio, const Interval& bootstrap, const RoundSpread& spread, double confidence)
+Interval roundsInterval(const Interval& bootstrap, const RoundSpread& spread, double confidence)
 {
     if (spread.rounds < 2 || !(spread.df > 0))
         return bootstrap;
-    return widest(
-        ratio, bootstrap, tQuantile(confidence, spread.df) * spread.pairSd / std::sqrt(double(spread.rounds)));
+    const double t = tQuantile(confidence, spread.df) * spread.pairSd / std::sqrt(double(spread.rounds));
+    return around(std::exp(spread.meanLog), std::max(t, logHalfWidth(bootstrap)));
 }
 
 Interval calibratedInterval(

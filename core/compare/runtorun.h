@@ -33,21 +33,26 @@ struct RoundSpread {
     double pairSd = 0; ///< sd of one round's log ratio
     double df = 0; ///< its degrees of freedom
     bool paired = true;
+    /// The mean of the rounds' log ratios (unpaired: the difference of the sides' mean logs).
+    double meanLog = 0;
 };
 std::optional<RoundSpread> roundSpread(const RoundValues& baseline, const RoundValues& other);
 
-/// The interval of a ratio whose point is `ratio` and whose block bootstrap
-/// over the pooled requests gave `bootstrap`: Student's t over the rounds'
-/// log ratios, ratio * exp(+-t(df) * pairSd / sqrt(rounds)), or the bootstrap's
-/// interval where that is wider (the pooled requests' own sampling noise is a
-/// floor no spread between rounds goes under). At `confidence`.
+/// The interval of the rounds' ratio, exp(spread.meanLog) (the geometric mean
+/// of each round's ratio to the baseline in the same round), at `confidence`:
+/// Student's t over the rounds' log ratios, exp(meanLog +- t(df) * pairSd /
+/// sqrt(rounds)), or as wide as `bootstrap` (the pooled requests' block
+/// bootstrap) where that is wider: their own sampling noise is a floor no
+/// spread between rounds goes under. Centred on the rounds' ratio, not on the
+/// pooled one: a tail's pooled percentile follows the one round with the
+/// slowest requests, and an interval about it missed an identical pair's truth.
 ///
 /// Why t over the rounds and not a bootstrap over them: with the 2-5 rounds
 /// people run, resampling three rounds can only draw ten distinct sets, and its
 /// interval excludes the truth in about a quarter of A/A pairs when the rounds
 /// differ more than their requests do (a closed loop that locks to the
 /// engine's step phase). Student's t keeps its 95 % at any number of rounds.
-Interval roundsInterval(double ratio, const Interval& bootstrap, const RoundSpread& spread, double confidence);
+Interval roundsInterval(const Interval& bootstrap, const RoundSpread& spread, double confidence);
 
 /// The same from an A/A calibration: one run on each side, each as far from
 /// its configuration's typical run as the calibration's runs were from each
