@@ -1,6 +1,7 @@
 #include "compare/calibration.h"
 
 #include "compare/steadystate.h"
+#include "metrics/repeatstats.h"
 #include "metrics/runsummary.h"
 
 #include <QFileInfo>
@@ -70,17 +71,6 @@ nlohmann::json armShape(const nlohmann::json& spec, const QString& arm)
         return shape;
     }
     return nullptr;
-}
-
-double sampleSd(const std::vector<double>& v)
-{
-    double mean = 0;
-    for (double x : v)
-        mean += x / double(v.size());
-    double ss = 0;
-    for (double x : v)
-        ss += (x - mean) * (x - mean);
-    return std::sqrt(ss / double(v.size() - 1));
 }
 
 } // namespace
@@ -159,7 +149,7 @@ std::optional<Calibration> calibrationFromRunFile(const RunFile& file, const QSt
         arm.runs = runsOfArm[it->first];
         for (const auto& [id, values] : logs[it->first])
             if (int(values.size()) >= kMinRuns)
-                arm.logSd[id] = sampleSd(values);
+                arm.logSd[id] = repeatSpread(values).sd;
         out.runs = std::max(out.runs, arm.runs);
         it = arm.runs >= kMinRuns && !arm.logSd.empty() ? std::next(it) : out.arms.erase(it);
     }

@@ -135,13 +135,7 @@ std::pair<double, double> logSpread(const RoundValues& values)
             v.push_back(std::log(x));
     if (v.size() < 2)
         return { 0, 0 };
-    double mean = 0;
-    for (double x : v)
-        mean += x / double(v.size());
-    double ss = 0;
-    for (double x : v)
-        ss += (x - mean) * (x - mean);
-    return { std::sqrt(ss / double(v.size() - 1)), double(v.size() - 1) };
+    return { repeatSpread(v).sd, double(v.size() - 1) };
 }
 
 nlohmann::json rawSummaryOf(const ConfigRuns& group, const QString& arm, const Slo& slo)

@@ -12,19 +12,6 @@ namespace {
 constexpr double kZ80 = 0.8416212335729143; // the standard normal's 80th percentile: 80 % power
 constexpr int kMostRounds = 1000;
 
-double sampleSd(const std::vector<double>& v)
-{
-    if (v.size() < 2)
-        return 0;
-    double mean = 0;
-    for (double x : v)
-        mean += x / double(v.size());
-    double ss = 0;
-    for (double x : v)
-        ss += (x - mean) * (x - mean);
-    return std::sqrt(ss / double(v.size() - 1));
-}
-
 std::vector<double> logs(const RoundValues& values)
 {
     std::vector<double> out;
@@ -86,14 +73,15 @@ std::optional<RoundSpread> roundSpread(const RoundValues& baseline, const RoundV
         double mean = 0;
         for (double d : ratios)
             mean += d / double(ratios.size());
-        return RoundSpread { int(ratios.size()), sampleSd(ratios), double(ratios.size() - 1), true, mean };
+        return RoundSpread { int(ratios.size()), repeatSpread(ratios).sd, double(ratios.size() - 1), true, mean };
     }
     // Rounds that do not line up (files run on different days, merged): Welch's
     // spread of the difference of the two sides' mean logs, as one round's.
     const std::vector<double> a = logs(baseline), b = logs(other);
     if (a.size() < 2 || b.size() < 2)
         return std::nullopt;
-    const double va = std::pow(sampleSd(a), 2) / double(a.size()), vb = std::pow(sampleSd(b), 2) / double(b.size());
+    const double va = std::pow(repeatSpread(a).sd, 2) / double(a.size()),
+                 vb = std::pow(repeatSpread(b).sd, 2) / double(b.size());
     const double se2 = va + vb;
     const int n = int(std::min(a.size(), b.size()));
     double meanA = 0, meanB = 0;
