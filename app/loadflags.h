@@ -8,7 +8,7 @@
 
 #include <optional>
 
-/// The load flags shared by `run` and `calibrate` (DESIGN.md section 7).
+/// The load flags shared by `run` and `calibrate` (docs/formats.md).
 void addLoadFlags(QCommandLineParser& parser);
 /// Fills `spec` from parsed flags; returns an error naming the flag, or empty.
 QString readLoadFlags(const QCommandLineParser& parser, ks::LoadSpec& spec);

@@ -17,7 +17,7 @@ namespace ks {
 /// with adaptive sampling (so a million points redraw in milliseconds), arm
 /// boundary markers, a hover read-out, and drag/wheel zoom that
 /// resetZoom() undoes. Appending only marks the chart dirty; replot() draws it,
-/// and the owner calls that on its own timer (STYLE.md: batched updates).
+/// and the owner calls that on its own timer (batched updates: docs/architecture.md).
 class TimeSeriesPlot : public QWidget, public ExportableChart {
     Q_OBJECT
 public:

@@ -9,7 +9,7 @@
 
 namespace ks {
 
-/// The experiment being edited: the spec JSON (DESIGN.md section 4) with its
+/// The experiment being edited: the spec JSON (docs/experiments.md) with its
 /// "configs" and "arms" arrays as table models. Saving writes the same file
 /// `knobscope run SPEC.json` runs; validation is the core's spec validator.
 class ExperimentDocument : public QObject {

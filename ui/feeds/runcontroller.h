@@ -14,7 +14,7 @@ namespace ks {
 class ExperimentRunner;
 class RunSource;
 
-/// Runs one experiment at a time in a worker thread (STYLE.md: worker
+/// Runs one experiment at a time in a worker thread (docs/architecture.md: worker
 /// lifecycle). The window follows the run through the runner's own RunSource
 /// signals (queued into the GUI thread), handed over by sourceStarted(); it
 /// never waits on the run: start and stop return at once.

@@ -37,7 +37,7 @@ struct LoadedRunFile {
     QString error;
 };
 
-/// Loads run files off the GUI thread (STYLE.md: latest wins). The first
+/// Loads run files off the GUI thread (latest wins: a newer request replaces one still loading). The first
 /// result carries ratios without intervals, so a large file shows its
 /// comparison quickly; a second result adds the 95 % intervals.
 class RunFileLoader : public QObject {
