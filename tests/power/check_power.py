@@ -35,25 +35,20 @@ Counts, never times. Exit 0 pass, 1 fail.
 """
 import argparse
 import json
-import math
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from simcheck import allowed_false_alarms, finite, free_port  # noqa: E402
 
 METRICS = ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms")
 STATS = ("p50", "p95", "p99")
 CAUSES = ("queueing", "compute", "prefill")
 MUST_SEE = (("tpot_ms", "p50"), ("ttft_ms", "p50"))
 ROUNDS = 5
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def spec(sim, port):
@@ -73,22 +68,6 @@ def spec(sim, port):
         "prompts": {"source": "synthetic", "input_tokens": 128, "seed": 7},
         "repeats": ROUNDS,
     }
-
-
-def allowed_false_alarms(n, rate=0.05, chance=0.001):
-    """The most significant A/A ratios out of n that a method with 95 % intervals gives
-    by chance: the smallest k with P(Binomial(n, rate) > k) < chance. A 95 % interval
-    calls about 5 % of identical pairs different by design, so "at most 5 %" of 24 or 36
-    ratios (1 of them) would fail a correct method on a third of runs."""
-    from math import comb
-    k = 0
-    while sum(comb(n, i) * rate ** i * (1 - rate) ** (n - i) for i in range(k + 1, n + 1)) >= chance:
-        k += 1
-    return k
-
-
-def finite(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def read(config, metric, stat):
