@@ -1,5 +1,5 @@
 // knobscope calibrate: the client's own measurement error against the
-// simulator's truth log, on one monotonic clock (DESIGN.md section 8).
+// simulator's truth log, on one monotonic clock (docs/simulator.md, "Truth log").
 #include "armexecution.h"
 #include "commands.h"
 #include "loadflags.h"

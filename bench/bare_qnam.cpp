@@ -1,7 +1,7 @@
 // A bare QNetworkAccessManager streaming client: post, read, timestamp, and nothing
 // of knobscope_core. It is the floor Qt itself sets for knobscope's send path and
 // client CPU per event: the same closed-loop load, the same threads and
-// QNAM layout (one QNAM per <= 6 streams, DESIGN.md section 10), the same
+// QNAM layout (one QNAM per <= 6 streams, docs/PERFORMANCE.md), the same
 // pre-opened connections, but no records, parser or decoder beyond a scan for the
 // first non-empty "text". bench/send_path.py runs it beside knobscope.
 //

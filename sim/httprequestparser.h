@@ -21,7 +21,7 @@ struct HttpRequest {
 /// Incremental HTTP/1.1 request parser: bytes in (any split), requests out.
 /// Handles keep-alive and pipelined requests on one connection; enforces limits
 /// on header and body size. Written by hand because Qt 6.4 has no server-side
-/// HTTP parser that can stream responses (DESIGN.md section 10).
+/// HTTP parser that can stream responses (docs/simulator.md).
 class HttpRequestParser {
 public:
     struct Limits {

@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 // Decodes one event with nlohmann's SAX interface, keeping only the fields
-// DESIGN.md section 5 needs. Building a DOM per event cost half the client's CPU
+// docs/metrics.md needs. Building a DOM per event cost half the client's CPU
 // (callgrind, docs/PERFORMANCE.md); this reads the same grammar without the tree.
 class ChunkSax {
 public:

@@ -11,7 +11,7 @@ namespace ks {
 enum class ApiKind { Completions, Chat };
 
 /// What one SSE data payload of an OpenAI-compatible stream carries, decoded
-/// once (DESIGN.md section 5). A "token" is any non-empty generated text on any
+/// once (docs/metrics.md). A "token" is any non-empty generated text on any
 /// channel; a role-only or usage-only chunk is not a token.
 struct ChunkInfo {
     enum class Kind { Chunk, Done, Error, Undecodable };

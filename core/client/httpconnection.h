@@ -15,7 +15,7 @@ namespace ks {
 /// One keep-alive HTTP/1.1 connection that carries one request at a time and
 /// hands the response on as its bytes are read, all on the owner's thread.
 ///
-/// Why not QNetworkAccessManager (DESIGN.md section 10, docs/PERFORMANCE.md): on
+/// Why not QNetworkAccessManager (docs/troubleshooting.md, docs/PERFORMANCE.md): on
 /// Qt 6.4 every QNAM runs its own HTTP thread with at most 6 connections, and a
 /// POST body reaches the wire only after two queued hops between that thread and
 /// the posting one (wantData, haveUploadData). Under a burst of 256 posts those

@@ -29,7 +29,7 @@ struct CompareOptions {
 };
 
 /// Per arm, every configuration side by side with ratios against the baseline
-/// and 95 % bootstrap intervals (DESIGN.md section 7, `compare --json`). A ratio
+/// and 95 % bootstrap intervals (docs/formats.md, `compare --json`). A ratio
 /// whose interval excludes 1.0 is marked significant. An arm is gentle when every
 /// configuration's run was. Goodput counts requests meeting `options.slo`, or
 /// the SLO of the file's experiment; each arm says which (`slo`). Returns a JSON array, one object per arm, in file

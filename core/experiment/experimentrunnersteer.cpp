@@ -115,7 +115,7 @@ QString ExperimentRunner::startSegment(const QString& setting, const char* kind,
     line["arm"] = armName.toStdString();
     line["control"] = { { "kind", kind }, { "value", value }, { "from", from }, { "t_us", nowUs } };
     if (std::string(kind) == "rate")
-        line["control"]["rate"] = value; // the field DESIGN.md names, beside the generic pair
+        line["control"]["rate"] = value; // the field docs/formats.md names, beside the generic pair
     line["sweep"] = steeredSweep(baseArm, kind, value);
     if (repeat > 1)
         line["repeat"] = repeat;

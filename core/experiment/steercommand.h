@@ -4,8 +4,8 @@
 
 namespace ks {
 
-/// One line of live control (`knobscope run ... --control stdin`, DESIGN.md
-/// section 11): `concurrency N`, `rate R` or `stop`, blank lines and `#`
+/// One line of live control (`knobscope run ... --control stdin`, docs/experiments.md,
+/// "Steering"): `concurrency N`, `rate R` or `stop`, blank lines and `#`
 /// comments ignored.
 struct SteerCommand {
     enum class Kind { None, Concurrency, Rate, Stop, Invalid };

@@ -53,7 +53,7 @@ struct RunSnapshot {
 
 /// Folds request records (in any order) into cumulative and rolling-window
 /// statistics. Warm-up requests are excluded; errors are counted
-/// but never enter latency percentiles (DESIGN.md section 5).
+/// but never enter latency percentiles (docs/metrics.md).
 ///
 /// Memory is bounded however long the run: cumulative percentiles come from
 /// log-linear histograms (within LogHistogram::kRelativeError of the exact

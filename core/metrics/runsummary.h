@@ -22,7 +22,7 @@ struct Slo {
 /// line's spec.slo). Missing or wrong-typed values count as no SLO, never throw.
 Slo experimentSlo(const nlohmann::json& experimentLine);
 
-/// The `report --json` object for one run (DESIGN.md section 7), computed from
+/// The `report --json` object for one run (docs/formats.md), computed from
 /// its request records. Warm-up requests are excluded; errors never enter
 /// latency percentiles. Fields this version cannot know yet (server samples,
 /// drift, the gentle-arm check) are omitted rather than guessed.

@@ -34,7 +34,7 @@ inline double specMeanAccepted(const SpecDecodeCounters& first, const SpecDecode
                                                          : -1;
 }
 
-/// The `spec_decode` object of a scrape line (DESIGN.md section 12).
+/// The `spec_decode` object of a scrape line (docs/formats.md).
 inline nlohmann::json specDecodeJson(const SpecDecodeCounters& c)
 {
     nlohmann::json j = nlohmann::json::object();

@@ -13,7 +13,7 @@ namespace ks {
 
 /// The one place where a run's records, scrapes and probe outputs become
 /// RunSnapshots, for a live experiment and for a replayed file alike
-/// (DESIGN.md section 3). It has no clock of its own: the caller says when a
+/// (docs/architecture.md, "The pipeline"). It has no clock of its own: the caller says when a
 /// snapshot is taken, on the run's clock. Live, the runner takes one at most
 /// every 100 ms and writes that instant into the file as a `tick` line;
 /// replay takes its snapshots at the same ticks over the same records in the

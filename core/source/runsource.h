@@ -46,7 +46,7 @@ void registerRunSourceTypes();
 /// Where the dashboard's runs come from: a live experiment (ExperimentRunner,
 /// in a worker thread) or a saved file (ReplayFeed). Both send the same typed
 /// values, parsed once at the source, so the window, the pages and the
-/// terminal have one path for live and replayed data (DESIGN.md section 3).
+/// terminal have one path for live and replayed data (docs/architecture.md, "The pipeline").
 class RunSource : public QObject {
     Q_OBJECT
 public:

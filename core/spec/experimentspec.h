@@ -100,7 +100,7 @@ struct RoundsSpec {
     std::optional<RoundRule> until; ///< repeats that run until decided
 };
 
-/// A validated experiment (DESIGN.md section 4; docs/experiments.md).
+/// A validated experiment (docs/experiments.md).
 struct ExperimentSpec {
     QString name;
     QUrl baseUrl;

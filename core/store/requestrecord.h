@@ -22,7 +22,7 @@ struct ServerTimings {
     bool operator==(const ServerTimings&) const = default;
 };
 
-/// One request as the client measured it (DESIGN.md section 6). Times are
+/// One request as the client measured it (docs/formats.md, "Run files"). Times are
 /// microseconds since the run's start on the client's monotonic clock.
 struct RequestRecord {
     QString run;

@@ -9,7 +9,7 @@
 
 namespace ks {
 
-/// Keeps secrets out of run files and logs (DESIGN.md section 9; the rule is in
+/// Keeps secrets out of run files and logs (the rule is in
 /// docs/formats.md). A flag whose name mentions a key, token, secret, password
 /// or credential has its value replaced by kRedacted, in both `--flag VALUE`
 /// and `--flag=VALUE` forms.

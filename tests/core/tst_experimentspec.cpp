@@ -14,7 +14,7 @@ using nlohmann::json;
 
 namespace {
 
-// DESIGN.md section 4's example: the bundled one-knob experiment plus probes.
+// docs/experiments.md's example: the bundled one-knob experiment plus probes.
 json validSpec()
 {
     QFile file(QStringLiteral(KNOBSCOPE_RESOURCES "/experiments/one-knob.json"));

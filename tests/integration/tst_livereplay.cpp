@@ -1,5 +1,5 @@
 // One pipeline for live and replayed data: a replayed file draws exactly the
-// points the live run drew (DESIGN.md section 3).
+// points the live run drew (docs/architecture.md, "The pipeline").
 #include "experiment/experimentrunner.h"
 #include "source/replayfeed.h"
 

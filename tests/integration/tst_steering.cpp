@@ -1,4 +1,4 @@
-// Live control (DESIGN.md section 11): `knobscope run --control
+// Live control (docs/experiments.md, "Steering"): `knobscope run --control
 // stdin` fed concurrency 4, 32 and 8 makes the server see 4, 32 and 8 streams
 // within a second of each command, and the file holds one summarized segment
 // per setting. Checked against knobscope-sim's truth log, which records when

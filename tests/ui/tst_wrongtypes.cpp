@@ -1,7 +1,7 @@
 // Every discriminator of every line kind of a real run file set to each wrong
 // JSON type: every command that reads run files (as the real `knobscope`
 // process) and the dashboard (in process) read the rest and never crash, abort
-// or throw (DESIGN.md section 9). tst_runfilematrix checks what the reader
+// or throw (CONTRIBUTING.md, "Bad input"). tst_runfilematrix checks what the reader
 // makes of each wrong field; this checks what the commands and pages make of
 // the reader's result.
 //

@@ -69,7 +69,7 @@ public:
     KneePlot* knee() const { return m_knee; }
     /// TTFT p99 against the first knob that varies across configurations, one
     /// point per finished arm, from the comparison of the experiment so far;
-    /// hidden while no knob varies (livepageknob.cpp).
+    /// hidden while no knob varies (showKnobRange).
     KnobPlot* knobChart() const { return m_knob; }
     void showKnobRange(const LoadedRunFile& soFar);
     /// Scrolls the charts so the knob chart shows, when it does (--shot live-knob:...).
