@@ -35,7 +35,7 @@ QString interval(const json& ci)
 QString stopText(const QString& stop)
 {
     if (stop == QLatin1String("converged"))
-        return QStringLiteral("stopped: the best cannot be told from its neighbours");
+        return QStringLiteral("stopped: the top and the plateau's cheap edge are resolved");
     if (stop == QLatin1String("budget"))
         return QStringLiteral("stopped: budget spent");
     if (stop == QLatin1String("exhausted"))
@@ -60,12 +60,26 @@ QStringList headline(const json& s)
     lines << QStringLiteral("best %1 = %2: %3 %4 %5 %6")
                  .arg(knob, value(s["best"]), metric, num(s["objective"]), interval(s.value("ci95", json())), how);
     const json plateau = s.value("plateau", json());
-    if (plateau.is_array() && plateau.size() == 2 && plateau[0] != plateau[1])
+    const json top = s.value("top", json());
+    const bool hasTolerance = s.value("tolerance", json()).is_number();
+    if (top.is_object() && top.value("value", json()) != s["best"])
         lines << QStringLiteral(
-            "plateau: any value from %1 to %2 is within the interval of the best; the smallest is %1")
-                     .arg(value(plateau[0]), value(plateau[1]));
-    else
-        lines << QStringLiteral("plateau: no other probed value is within the interval of the best");
+            "recommended: the %1 value on the plateau; the highest-scoring probe, %2 = %3, read %4 %5")
+                     .arg(str(s, "cheaper") == QLatin1String("higher") ? QStringLiteral("largest")
+                                                                       : QStringLiteral("smallest"),
+                         knob, value(top.value("value", json())), num(top.value("objective", json())),
+                         interval(top.value("ci95", json())));
+    const QString rule = hasTolerance ? QStringLiteral("within %1 % of the top or not told apart from it")
+                                            .arg(s["tolerance"].get<double>() * 100, 0, 'g', 3)
+                                      : QStringLiteral("within the interval of the best");
+    if (plateau.is_array() && plateau.size() >= 2) {
+        QStringList values;
+        for (const json& v : plateau)
+            values << value(v);
+        lines << QStringLiteral("plateau (%1): %2").arg(rule, values.join(QStringLiteral(", ")));
+    } else {
+        lines << QStringLiteral("plateau: no other probed value is %1").arg(rule);
+    }
     return lines;
 }
 

@@ -19,11 +19,14 @@ struct SearchProbe {
     QString why; ///< why infeasible, empty otherwise
 };
 
-/// Where a search stands: the best probe, the values it cannot be told from,
+/// Where a search stands: the highest-scoring probe, the plateau of probes
+/// that are good enough beside it, the cheapest of them (the recommendation),
 /// and every probe in the order run.
 struct SearchResult {
-    std::optional<std::size_t> best; ///< index into probes; none when no probe is feasible
-    double plateauLow = 0, plateauHigh = 0; ///< the smallest and largest value within the best's interval
+    std::optional<std::size_t> best; ///< the highest-scoring probe; none when no probe is feasible
+    std::optional<std::size_t> recommended; ///< the plateau's cheapest probe (the spec's `cheaper` end)
+    std::vector<std::size_t> plateau; ///< probes on the plateau (best included), by value
+    double plateauLow = 0, plateauHigh = 0; ///< the smallest and largest value on the plateau
     std::vector<SearchProbe> probes;
     QString stop; ///< why it stopped: "budget", "converged", "exhausted" or "stopped"
 };
@@ -32,15 +35,23 @@ struct SearchResult {
 /// it sees only the probes so far, so tests drive it without a server.
 ///
 /// The first two probes are golden-section points of the range on its scale
-/// (38.2 % and 61.8 %). After that the best probe's neighbours decide: a
-/// probed neighbour whose 95 % interval does not overlap the best's leaves a
+/// (38.2 % and 61.8 %). After that, first the top: the best probe's
+/// neighbours decide. A probed neighbour that is not on the plateau leaves a
 /// gap that the next probe bisects (on the scale); an end of the range with
 /// no probe between it and the best is probed itself (it brackets the range).
-/// The wider such gap goes first. It stops when the budget is spent, when the
-/// best's interval overlaps both neighbours' (or the best sits at an end: no
-/// further probe could tell them apart), or when no unprobed value is left in
-/// those gaps (integer knobs). No value is probed twice.
-/// Infeasible probes rank below every feasible one.
+/// The wider such gap goes first. Once both neighbours are on the plateau (or
+/// the best sits at an end), the plateau's cheap edge: the gap between its
+/// cheapest probe and the nearest cheaper probe off it (or the end of the
+/// range) is bisected until it is narrower than 2 % of the range on the scale.
+/// It stops when the budget is spent, when both are resolved ("converged"),
+/// or when no unprobed value is left in those gaps (integer knobs). No value
+/// is probed twice. Infeasible probes rank below every feasible one.
+///
+/// A probe is on the plateau when its objective is within the spec's
+/// `tolerance` of the best's (a 0.5 % difference that a steady simulator
+/// resolves statistically matters to nobody), or when the two cannot be told
+/// apart: the difference is within the 95 % half-widths that face each other,
+/// combined as sqrt(a^2 + b^2).
 class KnobSearch {
 public:
     explicit KnobSearch(SearchSpec spec);
@@ -58,6 +69,8 @@ public:
     /// Whether `a` ranks above `b` (feasible first, then by objective).
     bool better(const SearchProbe& a, const SearchProbe& b) const;
     static bool overlap(const SearchProbe& a, const SearchProbe& b);
+    /// Whether `p` is good enough beside `best`: within the tolerance, or not told apart.
+    bool onPlateau(const SearchProbe& p, const SearchProbe& best) const;
 
 private:
     double toScale(double v) const;
@@ -73,6 +86,11 @@ private:
     };
     /// The gaps beside the best probe that a probe could still resolve.
     std::vector<Gap> openGaps(bool* converged) const;
+    /// The cheapest probe on the plateau of `best`.
+    std::size_t cheapestOnPlateau(std::size_t best) const;
+    /// The next probe towards the plateau's cheap edge; none once it is resolved.
+    std::optional<double> edgeProbe() const;
+    bool cheaper(double a, double b) const;
 
     SearchSpec m_spec;
     std::vector<SearchProbe> m_probes;

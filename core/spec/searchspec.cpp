@@ -67,7 +67,8 @@ void readSearch(Checker& c, const json& doc, ExperimentSpec& spec)
     const QString path = QStringLiteral("search");
     if (!c.isObject(*it, path))
         return;
-    c.rejectUnknown(*it, path, { "knob", "min", "max", "scale", "integer", "arm", "objective", "minimize", "budget" });
+    c.rejectUnknown(*it, path,
+        { "knob", "min", "max", "scale", "integer", "arm", "objective", "minimize", "budget", "tolerance", "cheaper" });
     SearchSpec s;
     const std::size_t errorsBefore = c.errors.size();
     s.knob = c.string(*it, path, "knob", true).value_or(QString());
@@ -101,6 +102,19 @@ void readSearch(Checker& c, const json& doc, ExperimentSpec& spec)
     if (s.budget < 2)
         c.fail(child(path, "budget"),
             QStringLiteral("a search needs a budget of at least 2 probes, got %1").arg(s.budget));
+    if (const auto tolerance = it->find("tolerance"); tolerance != it->end()) {
+        if (!tolerance->is_number() || !(tolerance->get<double>() >= 0) || !(tolerance->get<double>() < 1))
+            c.fail(child(path, "tolerance"),
+                QStringLiteral("expected a fraction from 0 to below 1 (0.02: within 2 % of the top), got %1")
+                    .arg(QString::fromStdString(tolerance->dump())));
+        else
+            s.tolerance = tolerance->get<double>();
+    }
+    const QString cheaper = c.string(*it, path, "cheaper", false).value_or(QStringLiteral("lower"));
+    if (cheaper == QLatin1String("higher"))
+        s.cheaper = SearchSpec::Cheaper::Higher;
+    else if (cheaper != QLatin1String("lower"))
+        c.fail(child(path, "cheaper"), QStringLiteral("expected \"lower\" or \"higher\", got \"%1\"").arg(cheaper));
     s.objective = c.string(*it, path, "objective", false).value_or(s.objective);
     if (!knownObjective(s.objective))
         c.fail(child(path, "objective"),

@@ -24,6 +24,13 @@ struct SearchSpec {
     QString objective = QStringLiteral("goodput_req_per_s");
     bool minimize = false; ///< default: true for a latency objective, false otherwise
     int budget = 8; ///< probes at most, each a server start
+    /// A probe within this fraction of the top objective (or whose interval
+    /// overlaps the top's) is on the plateau: good enough.
+    double tolerance = 0.02;
+    /// Which end of the range costs less (memory, GPUs): the search recommends
+    /// the plateau's cheapest probe and resolves that edge before refining the top.
+    enum class Cheaper { Lower, Higher };
+    Cheaper cheaper = Cheaper::Lower;
 
     /// The latency metric ("ttft_ms") and percentile ("p99") of a latency objective; empty otherwise.
     std::pair<QString, QString> latencyObjective() const;

@@ -174,7 +174,8 @@ const std::vector<FieldRule> kTickRules { { "run", kStr }, { "t_us", kInt } };
 const std::vector<FieldRule> kSearchRules { { "knob", kStr }, { "arm", kStr }, { "metric", kStr },
     { "minimize", kBool }, { "scale", kStr }, { "range", kArr, {}, kNum }, { "budget", kInt }, { "stop", kStr },
     { "best", kNum | kNull }, { "objective", kNum | kNull }, { "ci95", kArr | kNull, {}, kNum },
-    { "plateau", kArr | kNull, {}, kNum }, { "probes", kArr, {}, kObj } };
+    { "plateau", kArr | kNull, {}, kNum }, { "probes", kArr, {}, kObj }, { "tolerance", kNum }, { "cheaper", kStr },
+    { "top", kObj | kNull, { { "value", kNum }, { "objective", kNum }, { "ci95", kArr, {}, kNum } } } };
 
 // The decision after a round of repeats that run until decided (docs/formats.md, "Rounds").
 const std::vector<FieldRule> kRoundRules { { "round", kInt }, { "decided", kBool }, { "stop", kStr | kNull },

@@ -106,20 +106,62 @@ private slots:
 
     void plateauStopsEarlyAndNamesTheSmallest()
     {
-        // Flat from 64 up: every value there is within the interval of the best.
+        // Flat from 64 up: every value there is good enough; the edge at 64 is resolved, then it stops.
         const auto s = searchSpec(8, 512, SearchSpec::Scale::Log2, true, 12);
         const KnobSearch search = drive(s, [](double v) { return Truth { v >= 64 ? 10.0 : 10.0 * v / 64 - 1, 0.5 }; });
         const SearchResult r = search.result();
         QCOMPARE(r.stop, QStringLiteral("converged"));
         QVERIFY(r.probes.size() < 12);
-        QVERIFY(r.best);
+        QVERIFY(r.best && r.recommended);
         QVERIFY(r.plateauLow < r.plateauHigh);
-        QVERIFY(r.plateauLow >= 56);
+        QVERIFY2(r.plateauLow >= 56 && r.plateauLow <= 70, qPrintable(QString::number(r.plateauLow)));
+        QCOMPARE(r.probes[*r.recommended].value, r.plateauLow);
         const json line = search.line();
         QCOMPARE(line["plateau"][0].get<double>(), r.plateauLow);
+        QCOMPARE(line["best"].get<double>(), r.plateauLow);
+        QCOMPARE(line["top"]["value"].get<double>(), r.probes[*r.best].value);
         const QString text = searchText(line);
-        QVERIFY2(text.contains(QStringLiteral("the smallest is %1").arg(r.plateauLow)), qPrintable(text));
-        QVERIFY(text.startsWith(QStringLiteral("best max_num_seqs = ")));
+        QVERIFY2(
+            text.contains(
+                QStringLiteral("plateau (within 2 % of the top or not told apart from it): %1, ").arg(r.plateauLow)),
+            qPrintable(text));
+        QVERIFY(text.startsWith(QStringLiteral("best max_num_seqs = %1").arg(r.plateauLow)));
+    }
+
+    void flatTopRecommendsTheCheapEdge()
+    {
+        // Goodput flat within 0.6 % from 32 to 256, tight intervals that tell 40 from 256
+        // statistically, collapsing below 32 (a queue at fewer slots than streams): budget 5
+        // on 2..256 must name a value from 32 to 64, not the 0.5 % better 256.
+        const auto s = searchSpec(2, 256, SearchSpec::Scale::Log2, true, 5);
+        const KnobSearch search = drive(s, [](double v) {
+            const double top = 39.24 + 0.22 * (std::log2(v) - 5) / 3;
+            return Truth { v >= 32 ? top : 39.24 * std::pow(v / 32, 3.5), 0.07 };
+        });
+        const SearchResult r = search.result();
+        QVERIFY(r.best && r.recommended);
+        const double recommended = r.probes[*r.recommended].value;
+        QVERIFY2(recommended >= 32 && recommended <= 64, qPrintable(QString::number(recommended)));
+        QVERIFY(r.probes[*r.best].value > recommended); // the top scored higher, by under 2 %
+        const QString text = searchText(search.line());
+        QVERIFY2(text.contains(QStringLiteral("recommended: the smallest value on the plateau")), qPrintable(text));
+    }
+
+    void cheaperHigherRecommendsTheLargest()
+    {
+        const auto spec = [] {
+            auto s = searchSpec(1, 64, SearchSpec::Scale::Linear, true, 10);
+            s.cheaper = SearchSpec::Cheaper::Higher;
+            return s;
+        }();
+        // Flat up to 20, falling after: with larger values cheaper, the edge is near 20.
+        const KnobSearch search = drive(spec, [](double v) {
+            return Truth { v <= 20 ? 10.0 : 10.0 - (v - 20) * 0.5, 0.05 };
+        });
+        const SearchResult r = search.result();
+        QVERIFY(r.recommended);
+        const double recommended = r.probes[*r.recommended].value;
+        QVERIFY2(recommended >= 18 && recommended <= 20, qPrintable(QString::number(recommended)));
     }
 
     void infeasibleRegionRanksBelow()
@@ -168,13 +210,17 @@ private slots:
         QCOMPARE(search.result().probes[*search.result().best].value, 4.0);
     }
 
-    void stopsWhenNeighboursOverlap()
+    void indistinguishableProbesRecommendTheCheapEnd()
     {
-        // Wide intervals everywhere: the best overlaps both neighbours after three probes.
-        const auto s = searchSpec(8, 512, SearchSpec::Scale::Log2, true, 8);
+        // Wide intervals everywhere: the top is settled after three probes, then every value
+        // is on the plateau and the search walks its cheap edge to the end of the range.
+        const auto s = searchSpec(8, 512, SearchSpec::Scale::Log2, true, 12);
         const KnobSearch search = drive(s, [](double v) { return Truth { std::log2(v), 100 }; });
         QCOMPARE(search.stopReason(), QStringLiteral("converged"));
-        QCOMPARE(int(search.probes().size()), 3);
+        const SearchResult r = search.result();
+        QVERIFY(r.recommended);
+        QVERIFY2(r.probes[*r.recommended].value <= 9, qPrintable(QString::number(r.probes[*r.recommended].value)));
+        QCOMPARE(r.plateau.size(), r.probes.size());
     }
 
     void minimizesLatency()
@@ -204,6 +250,11 @@ private slots:
         QVERIFY(mentions(with("objective", "capacity"), QStringLiteral("capacity comes from a sweep")));
         QVERIFY(mentions(with("scale", "log10"), QStringLiteral("expected \"linear\" or \"log2\"")));
         QVERIFY(mentions(with("extra", 1), QStringLiteral("unknown field")));
+        QVERIFY(mentions(with("tolerance", 1.5), QStringLiteral("expected a fraction from 0 to below 1")));
+        QVERIFY(mentions(with("tolerance", "2 %"), QStringLiteral("search.tolerance")));
+        QVERIFY(mentions(with("cheaper", "middle"), QStringLiteral("expected \"lower\" or \"higher\"")));
+        QVERIFY(with("cheaper", "higher").empty());
+        QVERIFY(with("tolerance", 0).empty());
         json knee = good;
         knee["arm"] = "knee";
         knee["objective"] = "capacity";

@@ -1,6 +1,6 @@
 // The search against an exhaustive grid over the same range, both against
-// knobscope-sim: the search's best lies within one grid step of the grid's,
-// from at most half as many server starts.
+// knobscope-sim: the search's highest-scoring probe lies within one grid step of
+// the grid's best and its plateau reaches it, from at most half as many server starts.
 #include "experiment/experimentrunner.h"
 #include "store/runfile.h"
 
@@ -121,15 +121,24 @@ private slots:
         const std::vector<json> result = linesOf(searchPath, "search");
         QCOMPARE(int(result.size()), 1);
         const json& line = result.front();
-        QVERIFY(line["best"].is_number());
-        const double best = line["best"].get<double>();
-        QVERIFY2(std::abs(best - gridBest) <= kStep,
-            qPrintable(QStringLiteral("search %1, grid %2: %3")
-                           .arg(best)
-                           .arg(gridBest)
-                           .arg(QString::fromStdString(line.dump()))));
-        qInfo("grid best %g (%.2f req/s); search best %g after %d server starts against the grid's %d", gridBest,
-            gridBestGoodput, best, serverStarts(searchPath), serverStarts(gridPath));
+        QVERIFY(line["best"].is_number() && line["top"].is_object() && line["plateau"].is_array());
+        const double best = line["best"].get<double>(), top = line["top"]["value"].get<double>();
+        const QString why = QStringLiteral("search best %1, top %2, grid %3: %4")
+                                .arg(best)
+                                .arg(top)
+                                .arg(gridBest)
+                                .arg(QString::fromStdString(line.dump()));
+        // The highest-scoring probe found the grid's peak; the recommendation is the
+        // plateau's cheapest probe, and the plateau reaches the grid's best (4-s probes
+        // on a busy machine leave intervals that cannot tell a step or two apart).
+        QVERIFY2(std::abs(top - gridBest) <= kStep, qPrintable(why));
+        QVERIFY2(best <= top, qPrintable(why));
+        const double plateauLow = line["plateau"].front().get<double>(),
+                     plateauHigh = line["plateau"].back().get<double>();
+        QVERIFY2(
+            std::abs(best - gridBest) <= kStep || (plateauLow <= gridBest && gridBest <= plateauHigh), qPrintable(why));
+        qInfo("grid best %g (%.2f req/s); search top %g, recommended %g, after %d server starts against the grid's %d",
+            gridBest, gridBestGoodput, top, best, serverStarts(searchPath), serverStarts(gridPath));
         QVERIFY(serverStarts(searchPath) * 2 <= serverStarts(gridPath));
         QCOMPARE(serverStarts(gridPath), (kMax - kMin) / kStep + 1);
 
