@@ -54,9 +54,14 @@ METHODS = ("single", "bootstrap alone", "calibrated", "rounds")
 # The Poisson arm keeps about 2.5 requests in flight on 8 slots: at 8 req/s on 4 slots
 # a 25 % slower step tipped some runs into a queue (TTFT p50 1.1x in one round, 2.9x in
 # the next), which is a real effect but not the gentle arm this is meant to be.
+# "open" is one open-loop arm long enough for 3 rounds to resolve a 10 % TTFT p50 change
+# (about 360 requests a run; 40 left a round's TTFT p50 ratio a spread of 0.07 in logs,
+# which 3 rounds' t interval cannot tell from 10 %), on 64 slots so that it stays gentle.
+ARMS = ("fixed", "poisson", "stress")
 SIZES = {
-    "default": {"fixed": 24, "rate": 10.0, "duration_s": 4, "stress": 48, "max_tokens": 16},
-    "quick": {"fixed": 12, "rate": 10.0, "duration_s": 2, "stress": 40, "max_tokens": 16},
+    "default": {"fixed": 24, "rate": 10.0, "duration_s": 4, "stress": 48, "max_tokens": 16, "slots": 8},
+    "quick": {"fixed": 12, "rate": 10.0, "duration_s": 2, "stress": 40, "max_tokens": 16, "slots": 8},
+    "open": {"arms": ["poisson"], "rate": 60.0, "duration_s": 7, "max_tokens": 16, "slots": 64, "shifts": [0, 10, 25]},
 }
 
 
@@ -81,22 +86,30 @@ def percentile(values, q):
     return v[lo] + (v[hi] - v[lo]) * (pos - lo)
 
 
+def arm_names(size):
+    return [a for a in ARMS if a in size.get("arms", ARMS)]
+
+
 def arms_of(size):
     mt = size["max_tokens"]
-    return [
-        {"name": "fixed", "mode": "concurrency", "concurrency": 4, "requests": size["fixed"], "max_tokens": mt},
-        {"name": "poisson", "mode": "rate", "rate": size["rate"], "burstiness": 1.0,
-         "duration_s": size["duration_s"], "max_tokens": mt},
-        {"name": "stress", "mode": "concurrency", "concurrency": 32, "requests": size["stress"], "max_tokens": mt},
-    ]
+    shapes = {
+        "fixed": lambda: {"name": "fixed", "mode": "concurrency", "concurrency": 4, "requests": size["fixed"],
+                          "max_tokens": mt},
+        "poisson": lambda: {"name": "poisson", "mode": "rate", "rate": size["rate"], "burstiness": 1.0,
+                            "duration_s": size["duration_s"], "max_tokens": mt},
+        "stress": lambda: {"name": "stress", "mode": "concurrency", "concurrency": 32, "requests": size["stress"],
+                           "max_tokens": mt},
+    }
+    return [shapes[a]() for a in arm_names(size)]
 
 
 def make_spec(sim, port, seed, size, jitter, rounds, per_arm=False):
     command = [WRAPPER, sim, "--port", str(port), "--profile", "{model}", "--max-num-seqs", "{max_num_seqs}",
                "--step-scale", "{step_scale}", "--step-jitter", str(jitter)]
-    configs = [{"label": "base", "model": "sim-1.8b", "knobs": {"max_num_seqs": 8, "step_scale": 1.0}}]
-    configs += [{"label": label, "model": "sim-1.8b", "knobs": {"max_num_seqs": 8, "step_scale": scale}}
-                for label, scale, _ in SHIFTS]
+    slots = size.get("slots", 8)
+    configs = [{"label": "base", "model": "sim-1.8b", "knobs": {"max_num_seqs": slots, "step_scale": 1.0}}]
+    configs += [{"label": label, "model": "sim-1.8b", "knobs": {"max_num_seqs": slots, "step_scale": scale}}
+                for label, scale, shift in SHIFTS if shift in size.get("shifts", (0, 5, 10, 25))]
     spec = {
         "name": "power",
         "target": {"base_url": "http://127.0.0.1:%d" % port, "api": "completions"},
@@ -191,7 +204,7 @@ def extract(arms, method):
 
 
 def run_bench(args, work):
-    size = SIZES["quick" if args.quick else "default"]
+    size = SIZES["quick" if args.quick else args.size]
     meta = {"date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "host": platform.node(),
             "cpus": os.cpu_count(), "pairs": args.pairs, "rounds": args.rounds, "aa_runs": args.aa_runs,
             "jitter": args.jitter, "sizes": size, "pair_seconds": [], "per_arm_repeats": args.per_arm_repeats}
@@ -280,9 +293,11 @@ def tables(meta, results, truth, problems):
     lines = ["%d pairs, %d %s, A/A calibration of %d runs; --step-jitter %s; %s, %s (%d CPUs)"
              % (meta["pairs"], meta["rounds"], order, meta["aa_runs"], meta["jitter"], meta["date"], meta["host"],
                 meta["cpus"]),
-             "arms (sim-1.8b, --max-num-seqs 8, %d output tokens, 128-token prompts): fixed 4 streams x %d requests, "
-             "poisson %g req/s for %g s, stress 32 streams x %d requests"
-             % (s["max_tokens"], s["fixed"], s["rate"], s["duration_s"], s["stress"]),
+             "arms (sim-1.8b, --max-num-seqs %d, %d output tokens, 128-token prompts): %s"
+             % (s.get("slots", 8), s["max_tokens"], ", ".join(
+                 {"fixed": "fixed 4 streams x %s requests" % s.get("fixed"),
+                  "poisson": "poisson %g req/s for %g s" % (s["rate"], s["duration_s"]),
+                  "stress": "stress 32 streams x %s requests" % s.get("stress")}[a] for a in arm_names(s))),
              "one experiment (5 configurations x %d rounds): %s s (min, median, max); calibration %s s"
              % (meta["rounds"], spread(meta["pair_seconds"]), meta.get("calibration_seconds", "n/a")),
              "", "Share of pairs called significant (0 %: false alarms) and coverage: how often the 95 % interval holds the "
@@ -290,7 +305,7 @@ def tables(meta, results, truth, problems):
              "beside it):",
              "", "| arm | method | stat | sig 0 % | sig 5 % | sig 10 % | sig 25 % | coverage 0/5/10/25 % | true ratio 5/10/25 % | with warm-up | interval |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for arm in ("fixed", "poisson", "stress"):
+    for arm in arm_names(s):
         for method in METHODS:
             pairs = results.get(method) or []
             if not pairs:
@@ -313,7 +328,7 @@ def tables(meta, results, truth, problems):
     lines += ["", "A/A (base-again against base): share of ALL latency ratios significant (TTFT, TPOT, ITL, E2E x "
               "p50, p95, p99), and causes named:", "", "| arm | method | significant | causes named | interval method |",
               "| --- | --- | --- | --- | --- |"]
-    for arm in ("fixed", "poisson", "stress"):
+    for arm in arm_names(s):
         for method in METHODS:
             pairs = results.get(method) or []
             k = n = 0
@@ -357,6 +372,8 @@ def main():
     p.add_argument("--per-arm-repeats", action="store_true",
                    help="repeats on each arm, one after another (a knobscope without interleaved rounds)")
     p.add_argument("--quick", action="store_true", help="short arms and 2 pairs: a smoke run")
+    p.add_argument("--size", choices=("default", "open"), default="default",
+                   help="default: the three short arms; open: one Poisson arm of about 360 requests on 64 slots")
     p.add_argument("--out", help="keep every spec, run file and truth log in DIR")
     p.add_argument("--analyse", metavar="DIR", help="print the tables again from a kept --out DIR")
     args = p.parse_args()
