@@ -3,6 +3,7 @@
 #include "compare/steadystate.h"
 #include "metrics/repeatstats.h"
 #include "metrics/runsummary.h"
+#include "store/runid.h"
 
 #include <QFileInfo>
 
@@ -85,7 +86,7 @@ QString Calibration::citation() const
 nlohmann::json calibrationIdentity(const RunFile& file, const RunData& run)
 {
     const nlohmann::json& line = run.info.is_object() ? run.info : nlohmann::json::object();
-    const QString arm = run.arm.section(QLatin1Char('~'), 0, 0);
+    const QString arm = RunId::parse(run.arm).armRun(); // an arm's name, its segment left out
     return { { "server", serverCommand(file.spec(), line) },
         { "server_version", line.value("server_version", nlohmann::json(nullptr)) },
         { "model", line.value("model", nlohmann::json(nullptr)) },

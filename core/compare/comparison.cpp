@@ -13,6 +13,7 @@
 #include "metrics/repeatstats.h"
 #include "metrics/runsummary.h"
 #include "metrics/ttftsplit.h"
+#include "store/runid.h"
 #include "workload/workload.h"
 
 #include <QFileInfo>
@@ -324,7 +325,9 @@ RunFile mergeRunFiles(const RunFile& first, const QString& firstName, const RunF
             if (renameSecond && file == &second && run.arm == secondArms.front())
                 run.arm = firstArms.front();
             run.config += suffix;
-            run.run = run.config + QLatin1Char('/') + run.run.section(QLatin1Char('/'), 1); // keeps @VALUE and #N
+            RunId id = RunId::parse(run.run); // keeps @VALUE, #N and ~SEGMENT
+            id.config = run.config;
+            run.run = id.toString();
             run.requests.setRun(run.run);
             merged.runs.push_back(std::move(run));
         }

@@ -1,4 +1,5 @@
 #include "experiment/armplan.h"
+#include "store/runid.h"
 
 namespace ks {
 
@@ -130,14 +131,20 @@ std::optional<PlannedStep> ArmPlan::next()
         valueText = QStringLiteral("max");
     }
     PlannedStep step;
-    step.armName = m_arm.sweep ? m_arm.name + QLatin1Char('@') + valueText : m_arm.name;
+    RunId id;
+    id.arm = m_arm.name;
+    if (m_arm.sweep)
+        id.step = valueText;
+    step.armName = id.toString();
     step.load = m_spec.loadSpec(m_config, arm);
     // Every run of the arm gets prompts of its own: the same prompts again would
     // hit the server's prefix cache and make later steps and repeats look faster.
     step.load.seed += quint64(m_step) * quint64(m_arm.repeats) + quint64(m_repeat - 1);
-    if (m_arm.sweep || m_repeat > 1) // a plain run keeps loadSpec()'s name
-        step.load.runLabel = m_config.label + QLatin1Char('/') + step.armName
-            + (m_repeat > 1 ? QStringLiteral("#%1").arg(m_repeat) : QString());
+    if (m_arm.sweep || m_repeat > 1) { // a plain run keeps loadSpec()'s name
+        id.config = m_config.label;
+        id.repeat = m_repeat;
+        step.load.runLabel = id.toString();
+    }
     if (m_arm.sweep)
         step.runFields["sweep"]
             = { { "arm", m_arm.name.toStdString() }, { "over", overName(*m_arm.sweep).toStdString() },

@@ -4,6 +4,7 @@
 // group them.
 #include "experiment/experimentrunner.h"
 
+#include "store/runid.h"
 #include "util/monotonicclock.h"
 
 #include <algorithm>
@@ -90,16 +91,19 @@ QString ExperimentRunner::startSegment(const QString& setting, const char* kind,
     const ConfigSpec& config = m_spec.configs[m_config];
     const QString baseArm = m_segments.empty() ? m_armName : m_segments.front().arm;
     const QString baseRun = m_segments.empty() ? m_run : m_segments.front().run; // CONFIG/ARM, or an ad-hoc run's label
-    const QString armName = baseArm + QLatin1Char('~') + setting;
-    const QString segmentRun = baseRun + QLatin1Char('~') + setting;
-    QString run = segmentRun;
+    RunId armId = RunId::parse(baseArm), runId = RunId::parse(baseRun);
+    armId.segment = runId.segment = setting;
+    const QString armName = armId.toString();
+    QString run = runId.toString();
     int repeat = 1; // the same setting again: a repeat of its segment
     auto taken = [this](const QString& name) {
         return name == m_run
             || std::any_of(m_segments.begin(), m_segments.end(), [&](const Segment& s) { return s.run == name; });
     };
-    while (taken(run))
-        run = segmentRun + QStringLiteral("#%1").arg(++repeat);
+    while (taken(run)) {
+        runId.segment = setting + QLatin1Char('#') + QString::number(++repeat);
+        run = runId.toString();
+    }
     if (const QString refused = apply(run); !refused.isEmpty())
         return refused;
 

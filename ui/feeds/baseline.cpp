@@ -1,6 +1,7 @@
 #include "baseline.h"
 
 #include "source/replayfeed.h"
+#include "store/runid.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,8 +17,7 @@ namespace {
 
 QString armOfRun(const QString& run)
 {
-    const QString whole = run.section(QLatin1Char('~'), 0, 0);
-    return whole.contains(QLatin1Char('/')) ? whole.section(QLatin1Char('/'), 1) : whole;
+    return RunId::parse(run).armRun();
 }
 
 } // namespace
@@ -32,7 +32,7 @@ const RunSnapshot* Baseline::Arm::final() const
 
 const Baseline::Arm* Baseline::match(const QString& liveRun, int order) const
 {
-    const QString name = liveRun.section(QLatin1Char('~'), 0, 0);
+    const QString name = RunId::parse(liveRun).unsegmented();
     for (const Arm& arm : arms)
         if (arm.run == name)
             return &arm;
@@ -72,7 +72,7 @@ void BaselineLoader::load(const QString& path)
     m_feed = new ReplayFeed(path, 0, this);
     // An arm for every run that starts, with snapshots or not, so matching by position counts them all.
     auto armOf = [this](const QString& run) -> Baseline::Arm& {
-        const QString name = run.section(QLatin1Char('~'), 0, 0);
+        const QString name = RunId::parse(run).unsegmented();
         std::vector<Baseline::Arm>& arms = m_reading->arms;
         if (arms.empty() || arms.back().run != name)
             arms.push_back({ name, {} });

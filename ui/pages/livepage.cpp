@@ -8,6 +8,7 @@
 #include "models/runlistmodel.h"
 #include "progressdelegate.h"
 #include "roundspanel.h"
+#include "store/runid.h"
 
 #include <QCheckBox>
 #include <QGridLayout>
@@ -29,8 +30,7 @@ namespace ks {
 QString configOfRun(const QString& run)
 {
     // CONFIG/ARM...; an ad-hoc run is named by its label alone, and its steered segments LABEL~cN.
-    const QString config = run.section(QLatin1Char('/'), 0, 0);
-    return run.contains(QLatin1Char('/')) ? config : config.section(QLatin1Char('~'), 0, 0);
+    return RunId::parse(run).configOrLabel();
 }
 
 LivePage::LivePage(QWidget* parent)
@@ -231,14 +231,14 @@ void LivePage::runStarted(const QString& run)
     m_offsets.insert(run, m_nextOffset);
     const QColor color = colorOf(configOfRun(run));
     // The colour already says which configuration; an ad-hoc run has no arm part.
-    const QString arm = run.contains(QLatin1Char('/')) ? run.section(QLatin1Char('/'), 1) : run;
+    const RunId id = RunId::parse(run);
+    const QString arm = id.withoutConfig();
     // Sweep steps (ARM@VALUE) and repeats (ARM#N) of one arm share its label:
     // only the first is named, so a many-step sweep does not stack its labels.
-    const QString base
-        = arm.section(QLatin1Char('~'), 0, 0).section(QLatin1Char('@'), 0, 0).section(QLatin1Char('#'), 0, 0);
+    const QString base = id.arm;
     const QString family = configOfRun(run) + QLatin1Char('/') + base;
     const bool continues = family == m_lastFamily && arm != base;
-    if (continues && arm.contains(QLatin1Char('~'))) {
+    if (continues && id.isSegment()) {
         // A steered segment shares its arm's clock: same offset, a marker at its first point.
         m_offsets.insert(run, m_offsets.value(m_lastLabelledRun));
         m_labelRows.insert(run, m_labelRows.value(m_lastLabelledRun));
@@ -255,7 +255,7 @@ void LivePage::runStarted(const QString& run)
     }
     m_labelRows.insert(run, row);
     // A sweep is named once, by its arm: its steps follow as unlabelled marks.
-    const QString label = arm.isEmpty() ? run : arm.contains(QLatin1Char('@')) ? tr("%1 (sweep)").arg(base) : arm;
+    const QString label = arm.isEmpty() ? run : id.isSweepStep() ? tr("%1 (sweep)").arg(base) : arm;
     for (TimeSeriesPlot* chart : std::as_const(m_charts))
         chart->addBoundary(m_nextOffset, continues ? QString() : label, color, row);
     m_runs->runStarted(run);
@@ -312,10 +312,11 @@ void LivePage::addSnapshot(const QString& run, const RunSnapshot& s)
     const double x = xOf(run, s.atS);
     m_nextOffset = std::max(m_nextOffset, x + 1.0);
     if (m_pendingSegments.remove(run)) {
-        const QString label = QStringLiteral("→ ") + run.section(QLatin1Char('~'), 1);
+        const RunId id = RunId::parse(run);
+        const QString label = QStringLiteral("→ ") + id.segment;
         // Below the arm's own label, alternating between the two other rows: a steer soon after the
         // arm began, or soon after another steer, does not write over the label before it.
-        const int segment = m_segmentsDrawn[run.section(QLatin1Char('~'), 0, 0)]++;
+        const int segment = m_segmentsDrawn[id.unsegmented()]++;
         const int row = (m_labelRows.value(run) + 1 + segment % 2) % 3;
         for (TimeSeriesPlot* chart : std::as_const(m_charts))
             chart->addBoundary(x, label, color, row);

@@ -5,6 +5,7 @@
 #include "charts/chartstyle.h"
 #include "charts/timeseriesplot.h"
 #include "models/runlistmodel.h"
+#include "store/runid.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -132,7 +133,7 @@ void LivePage::drawBaselineArm(int index)
 
 int LivePage::armStartOf(const QString& run) const
 {
-    const QString armRun = run.section(QLatin1Char('~'), 0, 0); // a steered segment: its arm
+    const QString armRun = RunId::parse(run).unsegmented(); // a steered segment: its arm
     for (int i = 0; i < int(m_armStarts.size()); ++i)
         if (m_armStarts[std::size_t(i)].run == armRun)
             return i;

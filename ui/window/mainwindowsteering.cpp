@@ -4,6 +4,7 @@
 
 #include "feeds/runcontroller.h"
 #include "pages/livepage.h"
+#include "store/runid.h"
 
 #include <QLabel>
 
@@ -26,7 +27,8 @@ void MainWindow::connectSteering()
 void MainWindow::updateSteering(const QString& run)
 {
     // Plain concurrency and rate arms of the experiment running here; replays and probe passes are not steered.
-    const QString armName = run.section(QLatin1Char('/'), 1).section(QLatin1Char('~'), 0, 0);
+    const RunId id = RunId::parse(run);
+    const QString armName = id.hasConfig() ? id.armRun() : QString();
     const auto arm = std::find_if(m_runningSpec.arms.begin(), m_runningSpec.arms.end(),
         [&armName](const ArmSpec& a) { return a.name == armName; });
     if (!isRunning() || arm == m_runningSpec.arms.end()) {
@@ -41,7 +43,7 @@ void MainWindow::updateSteering(const QString& run)
         return;
     }
     // A segment's name holds its setting (ARM~c12, ARM~r4.5); the arm as it started, its spec's.
-    const QString setting = run.section(QLatin1Char('~'), 1).section(QLatin1Char('#'), 0, 0);
+    const QString setting = id.setting();
     const QChar prefix = rate ? QLatin1Char('r') : QLatin1Char('c');
     const double value = setting.startsWith(prefix) ? setting.mid(1).toDouble() : rate ? arm->rate : arm->concurrency;
     m_live->setSteerable(true, kind, value);
