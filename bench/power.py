@@ -298,8 +298,8 @@ def tables(meta, results, truth, problems):
                  {"fixed": "fixed 4 streams x %s requests" % s.get("fixed"),
                   "poisson": "poisson %g req/s for %g s" % (s["rate"], s["duration_s"]),
                   "stress": "stress 32 streams x %s requests" % s.get("stress")}[a] for a in arm_names(s))),
-             "one experiment (5 configurations x %d rounds): %s s (min, median, max); calibration %s s"
-             % (meta["rounds"], spread(meta["pair_seconds"]), meta.get("calibration_seconds", "n/a")),
+             "one experiment (%d configurations x %d rounds): %s s (min, median, max); calibration %s s"
+             % (1 + len(s.get("shifts", (0, 5, 10, 25))), meta["rounds"], spread(meta["pair_seconds"]), meta.get("calibration_seconds", "n/a")),
              "", "Share of pairs called significant (0 %: false alarms) and coverage: how often the 95 % interval holds the "
              "true ratio (truth logs, the requests compare kept after its MSER-5 warm-up cut; with the warm-up "
              "beside it):",
@@ -321,7 +321,8 @@ def tables(meta, results, truth, problems):
                     trues.append("%.3f" % t if finite(t) else "n/a")
                     t = truth.get(("all", arm, label, sid), float("nan"))
                     alls.append("%.3f" % t if finite(t) else "n/a")
-                seen = sorted({str(p.get(arm, {}).get(label, {}).get("method")) for p in pairs for label, _, _ in SHIFTS})
+                seen = sorted({str(p.get(arm, {}).get(label, {}).get("method")) for p in pairs for label, _, _ in SHIFTS}
+                              - {"None"})  # a shift this size did not run
                 lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     arm, method, sid, " | ".join(sigs), "/".join(covs) if covs[0] else "(as single)",
                     "/".join(trues[1:]), "/".join(alls[1:]), ", ".join(seen)))
