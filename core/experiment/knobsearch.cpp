@@ -68,11 +68,6 @@ bool KnobSearch::better(const SearchProbe& a, const SearchProbe& b) const
     return m_spec.minimize ? *a.objective < *b.objective : *a.objective > *b.objective;
 }
 
-bool KnobSearch::overlap(const SearchProbe& a, const SearchProbe& b)
-{
-    return a.feasible && b.feasible && a.objective && b.objective && a.low <= b.high && b.low <= a.high;
-}
-
 bool KnobSearch::onPlateau(const SearchProbe& p, const SearchProbe& best) const
 {
     if (!p.feasible || !best.feasible || !p.objective || !best.objective)

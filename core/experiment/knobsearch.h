@@ -68,7 +68,6 @@ public:
 
     /// Whether `a` ranks above `b` (feasible first, then by objective).
     bool better(const SearchProbe& a, const SearchProbe& b) const;
-    static bool overlap(const SearchProbe& a, const SearchProbe& b);
     /// Whether `p` is good enough beside `best`: within the tolerance, or not told apart.
     bool onPlateau(const SearchProbe& p, const SearchProbe& best) const;
 
