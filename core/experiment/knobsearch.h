@@ -1,5 +1,6 @@
 #pragma once
 
+#include "experiment/searchprobe.h"
 #include "spec/searchspec.h"
 
 #include <nlohmann/json.hpp>
@@ -8,16 +9,6 @@
 #include <vector>
 
 namespace ks {
-
-/// One probe of a search: the knob's value and what its objective read.
-struct SearchProbe {
-    double value = 0;
-    std::optional<double> objective; ///< none: the probe gave no figure (no completions, no capacity)
-    double low = 0, high = 0; ///< its 95 % interval
-    bool feasible = true; ///< false: no figure, or a latency objective beyond the spec's SLO
-    QString label; ///< the probe's configuration label
-    QString why; ///< why infeasible, empty otherwise
-};
 
 /// Where a search stands: the highest-scoring probe, the plateau of probes
 /// that are good enough beside it, the cheapest of them (the recommendation),

@@ -356,7 +356,7 @@ void checkPlaceholdersIn(Checker& c, const ExperimentSpec& spec, const QString& 
         QSet<std::size_t> named; // the points of one grid share their knobs: one problem per configuration written
         for (const ConfigSpec& config : spec.configs) {
             if (name == QLatin1String("model") || config.knobText(name) || named.contains(config.specIndex)
-                || (spec.search && name == spec.search->knob))
+                || (spec.search && spec.search->sets(name)))
                 continue;
             named.insert(config.specIndex);
             const QString label = config.grid.is_null()
@@ -372,6 +372,29 @@ void checkPlaceholdersIn(Checker& c, const ExperimentSpec& spec, const QString& 
     }
 }
 
+// A knob the search sets but no placeholder uses: every probe would start the same server.
+void checkSearchKnobsUsed(Checker& c, const ExperimentSpec& spec)
+{
+    if (!spec.search || !spec.search->multi())
+        return;
+    QSet<QString> used;
+    const auto collect = [&](const QString& text) {
+        auto matches = serverPlaceholderPattern().globalMatch(text);
+        while (matches.hasNext())
+            used.insert(matches.next().captured(1));
+    };
+    for (const QString& part : spec.server->command)
+        collect(part);
+    for (const auto& [name, value] : spec.server->env)
+        collect(value);
+    for (const SearchKnob& knob : spec.search->knobs)
+        if (!used.contains(knob.name))
+            c.fail(QStringLiteral("search.knobs.") + knob.name,
+                QStringLiteral("no {%1} placeholder in server.command or server.env: every probe would start the same "
+                               "server")
+                    .arg(knob.name));
+}
+
 void checkPlaceholders(Checker& c, const ExperimentSpec& spec)
 {
     if (!spec.server)
@@ -381,6 +404,7 @@ void checkPlaceholders(Checker& c, const ExperimentSpec& spec)
             c, spec, indexed(QStringLiteral("server.command"), std::size_t(i)), spec.server->command[i]);
     for (const auto& [name, value] : spec.server->env)
         checkPlaceholdersIn(c, spec, QStringLiteral("server.env.") + name, value);
+    checkSearchKnobsUsed(c, spec);
 }
 
 } // namespace
