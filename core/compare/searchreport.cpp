@@ -32,6 +32,44 @@ QString interval(const json& ci)
     return ci.is_array() && ci.size() == 2 ? QStringLiteral("[%1-%2]").arg(num(ci[0]), num(ci[1])) : QString();
 }
 
+bool multi(const json& s)
+{
+    return s.contains("knobs") && s["knobs"].is_array();
+}
+
+QStringList knobNames(const json& s)
+{
+    QStringList names;
+    if (multi(s)) {
+        for (const json& k : s["knobs"])
+            names << str(k, "name");
+    } else {
+        names << str(s, "knob");
+    }
+    return names;
+}
+
+// A probe's place: "max_num_seqs = 48" for one knob, "max_num_batched_tokens = 1024, max_num_seqs = 48" for several.
+QString place(const json& s, const json& where, const char* separator = " = ", const char* join = ", ")
+{
+    if (!where.is_object())
+        return str(s, "knob") + QLatin1String(separator) + value(where);
+    QStringList parts;
+    for (const QString& name : knobNames(s))
+        parts << name + QLatin1String(separator) + value(where.value(name.toStdString(), json()));
+    return parts.join(QLatin1String(join));
+}
+
+const json& whereOf(const json& probe)
+{
+    static const json none;
+    if (const auto it = probe.find("point"); it != probe.end())
+        return *it;
+    if (const auto it = probe.find("value"); it != probe.end())
+        return *it;
+    return none;
+}
+
 QString stopText(const QString& stop)
 {
     if (stop == QLatin1String("converged"))
@@ -49,25 +87,27 @@ QString stopText(const QString& stop)
 QStringList headline(const json& s)
 {
     const json& probes = s.contains("probes") && s["probes"].is_array() ? s["probes"] : json::array();
-    const QString knob = str(s, "knob"), metric = str(s, "metric");
+    const QString knob = knobNames(s).join(QStringLiteral(" and ")), metric = str(s, "metric");
     const QString how
         = QStringLiteral("(arm %1, %2 probes; %3)").arg(str(s, "arm")).arg(probes.size()).arg(stopText(str(s, "stop")));
     QStringList lines;
-    if (!s.value("best", json()).is_number()) {
+    const json best = s.value("best", json());
+    if (!best.is_number() && !best.is_object()) {
         lines << QStringLiteral("search over %1: no probe met the objective %2").arg(knob, how);
         return lines;
     }
-    lines << QStringLiteral("best %1 = %2: %3 %4 %5 %6")
-                 .arg(knob, value(s["best"]), metric, num(s["objective"]), interval(s.value("ci95", json())), how);
+    lines << QStringLiteral("best %1: %2 %3 %4 %5")
+                 .arg(place(s, best), metric, num(s["objective"]), interval(s.value("ci95", json())), how);
     const json plateau = s.value("plateau", json());
     const json top = s.value("top", json());
     const bool hasTolerance = s.value("tolerance", json()).is_number();
-    if (top.is_object() && top.value("value", json()) != s["best"])
-        lines << QStringLiteral(
-            "recommended: the %1 value on the plateau; the highest-scoring probe, %2 = %3, read %4 %5")
-                     .arg(str(s, "cheaper") == QLatin1String("higher") ? QStringLiteral("largest")
-                                                                       : QStringLiteral("smallest"),
-                         knob, value(top.value("value", json())), num(top.value("objective", json())),
+    if (top.is_object() && whereOf(top) != best)
+        lines << QStringLiteral("recommended: the %1 on the plateau; the highest-scoring probe, %2, read %3 %4")
+                     .arg(multi(s) ? QStringLiteral("cheapest point (each knob's place in its range from its cheaper "
+                                                    "end, summed)")
+                             : str(s, "cheaper") == QLatin1String("higher") ? QStringLiteral("largest value")
+                                                                            : QStringLiteral("smallest value"),
+                         place(s, whereOf(top)), num(top.value("objective", json())),
                          interval(top.value("ci95", json())));
     const QString rule = hasTolerance ? QStringLiteral("within %1 % of the top or not told apart from it")
                                             .arg(s["tolerance"].get<double>() * 100, 0, 'g', 3)
@@ -75,10 +115,13 @@ QStringList headline(const json& s)
     if (plateau.is_array() && plateau.size() >= 2) {
         QStringList values;
         for (const json& v : plateau)
-            values << value(v);
-        lines << QStringLiteral("plateau (%1): %2").arg(rule, values.join(QStringLiteral(", ")));
+            values << (v.is_object() ? QStringLiteral("(%1)").arg(place(s, v, "=", ", ")) : value(v));
+        lines << QStringLiteral("plateau (%1%2): %3")
+                     .arg(rule, multi(s) ? QStringLiteral(", cheapest first") : QString(),
+                         values.join(multi(s) ? QStringLiteral("; ") : QStringLiteral(", ")));
     } else {
-        lines << QStringLiteral("plateau: no other probed value is %1").arg(rule);
+        lines << QStringLiteral("plateau: no other probed %1 is %2")
+                     .arg(multi(s) ? QStringLiteral("point") : QStringLiteral("value"), rule);
     }
     return lines;
 }
@@ -94,10 +137,10 @@ QString searchText(const json& search)
     for (const json& p : search.value("probes", json::array())) {
         if (!p.is_object())
             continue;
-        QString line = QStringLiteral("  %1. %2 = %3: %4 %5")
-                           .arg(p.value("probe", 0) + 1)
-                           .arg(str(search, "knob"), value(p.value("value", json())), num(p.value("objective", json())),
-                               interval(p.value("ci95", json())));
+        QString line
+            = QStringLiteral("  %1. %2: %3 %4")
+                  .arg(p.value("probe", 0) + 1)
+                  .arg(place(search, whereOf(p)), num(p.value("objective", json())), interval(p.value("ci95", json())));
         if (!p.value("feasible", true))
             line += QStringLiteral(" (infeasible: %1)").arg(str(p, "why"));
         lines << line;
@@ -116,14 +159,19 @@ QString searchMarkdown(const json& search)
         return {};
     const QStringList top = headline(search);
     QStringList lines { QStringLiteral("## Search"), QString(), top.join(QStringLiteral("  \n")), QString(),
-        QStringLiteral("| probe | %1 | %2 | 95 % interval | note |").arg(str(search, "knob"), str(search, "metric")),
-        QStringLiteral("|---:|---:|---:|---|---|") };
+        QStringLiteral("| probe | %1 | %2 | 95 % interval | note |")
+            .arg(knobNames(search).join(QStringLiteral(" | ")), str(search, "metric")),
+        QStringLiteral("|---:|%1---:|---|---|").arg(QStringLiteral("---:|").repeated(knobNames(search).size())) };
     for (const json& p : search.value("probes", json::array())) {
         if (!p.is_object())
             continue;
+        QStringList where;
+        const json& at = whereOf(p);
+        for (const QString& name : knobNames(search))
+            where << value(at.is_object() ? at.value(name.toStdString(), json()) : at);
         lines << QStringLiteral("| %1 | %2 | %3 | %4 | %5 |")
                      .arg(p.value("probe", 0) + 1)
-                     .arg(value(p.value("value", json())), num(p.value("objective", json())),
+                     .arg(where.join(QStringLiteral(" | ")), num(p.value("objective", json())),
                          interval(p.value("ci95", json())),
                          p.value("feasible", true) ? QString() : QStringLiteral("infeasible: ") + str(p, "why"));
     }

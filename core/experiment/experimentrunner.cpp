@@ -179,7 +179,7 @@ void ExperimentRunner::onServerFailed(const QString& message)
 {
     m_problems << QStringLiteral("%1: %2").arg(m_spec.configs[m_config].label, message);
     if (m_search) // a probe that could not start has no figure
-        m_search->concludeProbe(m_config, m_stopRequested, m_problems);
+        concludeSearchProbe();
     m_failed.resize(std::max(m_failed.size(), m_config + 1));
     m_failed[m_config] = true; // this configuration cannot run; the next one may
     nextVisit();

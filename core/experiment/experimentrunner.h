@@ -118,6 +118,8 @@ private:
     /// long arm keeps no record in memory, and the summary is exact.
     std::vector<RequestRecord> readBackRecords(const QStringList& runs);
     void endConfig();
+    /// Hands the ended configuration to the search, and writes the probe's `search_probe` line if it has one.
+    void concludeSearchProbe();
     /// Moves past the current visit; a visit that ends a round has the round judged.
     void nextVisit();
     /// Repeats that run until decided: writes and sends the decision after

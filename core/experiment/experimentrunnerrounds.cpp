@@ -30,12 +30,19 @@ void ExperimentRunner::startConfig()
         probeServerThenStartArm();
 }
 
+void ExperimentRunner::concludeSearchProbe()
+{
+    m_search->concludeProbe(m_config, m_stopRequested, m_problems);
+    if (const nlohmann::json line = m_search->takeProbeLine(); !line.is_null())
+        m_writer.write(line);
+}
+
 void ExperimentRunner::endConfig()
 {
     m_plan.reset();
     m_armProblem.clear();
     if (m_search)
-        m_search->concludeProbe(m_config, m_stopRequested, m_problems);
+        concludeSearchProbe();
     nextVisit();
     const bool last = !m_schedule.at(m_visit, m_spec.configs.size()) || m_stopRequested;
     if (m_server.isRunning() && (last || m_spec.server->restartBetweenConfigs)) {

@@ -3,6 +3,7 @@
 #include "experiment/searchobjective.h"
 
 #include <cmath>
+#include <utility>
 
 namespace ks {
 
@@ -13,10 +14,34 @@ SearchDriver::SearchDriver(ExperimentSpec& spec)
 {
     m_spec.configs.clear();
     m_spec.configs.reserve(std::size_t(m_spec.search->budget)); // references to the running one stay valid
-    if (const auto first = m_search.next())
-        appendProbe(*first);
-    else
+    if (m_spec.search->multi())
+        m_multi.emplace(*m_spec.search);
+    appendNext();
+}
+
+void SearchDriver::appendNext()
+{
+    if (m_multi) {
+        if (const auto point = m_multi->next())
+            appendPoint(*point);
+        else
+            m_done = true;
+    } else if (const auto value = m_search.next()) {
+        appendProbe(*value);
+    } else {
         m_done = true;
+    }
+}
+
+void SearchDriver::appendPoint(const std::vector<double>& point)
+{
+    const SearchSpec& search = *m_spec.search;
+    ConfigSpec probe = m_base;
+    probe.label = search.pointLabel(point);
+    for (std::size_t k = 0; k < search.knobs.size(); ++k)
+        probe.knobs[search.knobs[k].name.toStdString()] = search.knobs[k].valueJson(point[k]);
+    probe.search = { { "probe", m_spec.configs.size() }, { "point", search.pointJson(point) } };
+    m_spec.configs.push_back(std::move(probe));
 }
 
 std::size_t SearchDriver::plannedConfigs() const
@@ -60,19 +85,28 @@ void SearchDriver::concludeProbe(std::size_t config, bool stopRequested, const Q
     for (const auto& run : runs)
         data.push_back(run.get());
     SearchProbe probe = searchObjective(*m_spec.search, m_spec.slo, data);
-    probe.value = probeConfig.search["value"].get<double>();
     probe.label = probeConfig.label;
     if (runs.empty())
         probe.why = problems.isEmpty() ? QStringLiteral("the arm did not run") : problems.back();
-    m_search.addProbe(std::move(probe));
+    if (m_multi) {
+        for (const SearchKnob& knob : m_spec.search->knobs)
+            probe.point.push_back(probeConfig.search["point"][knob.name.toStdString()].get<double>());
+        m_multi->addProbe(std::move(probe));
+        m_probeLine = m_multi->probeLine(m_multi->probes().size() - 1);
+    } else {
+        probe.value = probeConfig.search["value"].get<double>();
+        m_search.addProbe(std::move(probe));
+    }
     if (stopRequested) {
         m_done = true;
         return;
     }
-    if (const auto next = m_search.next())
-        appendProbe(*next);
-    else
-        m_done = true;
+    appendNext();
+}
+
+nlohmann::json SearchDriver::takeProbeLine()
+{
+    return std::exchange(m_probeLine, nullptr);
 }
 
 nlohmann::json SearchDriver::takeLine(bool stopRequested)
@@ -80,6 +114,10 @@ nlohmann::json SearchDriver::takeLine(bool stopRequested)
     if (m_written)
         return nullptr;
     m_written = true;
+    if (m_multi) {
+        const bool early = stopRequested && m_multi->next().has_value();
+        return m_multi->line(early ? QStringLiteral("stopped") : QString());
+    }
     const bool early = stopRequested && m_search.next().has_value();
     return m_search.line(early ? QStringLiteral("stopped") : QString());
 }

@@ -1,12 +1,14 @@
 #pragma once
 
 #include "experiment/knobsearch.h"
+#include "experiment/multiknobsearch.h"
 #include "spec/experimentspec.h"
 #include "store/runfile.h"
 
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace ks {
@@ -29,12 +31,18 @@ public:
     void concludeProbe(std::size_t config, bool stopRequested, const QStringList& problems);
     /// The `search` line the first time; null after.
     nlohmann::json takeLine(bool stopRequested);
+    /// A search over several knobs: the `search_probe` line of the probe concluded last, once; null otherwise.
+    nlohmann::json takeProbeLine();
 
 private:
     void appendProbe(double value);
+    void appendPoint(const std::vector<double>& point);
+    void appendNext();
 
     ExperimentSpec& m_spec;
-    KnobSearch m_search;
+    KnobSearch m_search; ///< the one-knob search
+    std::optional<MultiKnobSearch> m_multi; ///< the search over several knobs, instead
+    nlohmann::json m_probeLine; ///< the multi-knob search's last concluded probe, until taken
     ConfigSpec m_base; ///< the configuration every probe copies
     std::vector<std::shared_ptr<const RunData>> m_runs; ///< the current probe's runs of the search's arm
     bool m_runInterrupted = false; ///< one of them was cut short by Stop
