@@ -36,14 +36,11 @@ Figure measure(int seqs, int batched, std::uint64_t seed)
     cfg.stepJitter = 0.03;
     cfg.jitterSeed = seed;
     const VirtualLoadResult r = runClosedLoop(cfg, VirtualLoadSpec { 96, 960, 512, 128, 2000 });
-    std::size_t met = 0;
-    for (double t : r.tpotMs)
-        met += t <= 20.5;
-    const double share = r.tpotMs.empty() ? 0 : double(met) / double(r.tpotMs.size());
     Figure f;
-    f.goodput = r.requestsPerSecond * share;
+    f.goodput = goodputOf(r, 20.5);
     // A Poisson-count interval on the requests that met the SLO: wider than a long closed loop's.
-    f.halfWidth = f.goodput * 1.96 / std::sqrt(double(std::max<std::size_t>(met, 1)));
+    const double met = r.requestsPerSecond > 0 ? f.goodput / r.requestsPerSecond * double(r.tpotMs.size()) : 0;
+    f.halfWidth = f.goodput * 1.96 / std::sqrt(std::max(met, 1.0));
     return f;
 }
 

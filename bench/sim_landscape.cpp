@@ -83,12 +83,7 @@ int main(int argc, char** argv)
             cfg.maxNumSeqs = s;
             cfg.maxNumBatchedTokens = b;
             cfg.kvCacheTokens = cfg.profile.kvCacheTokens;
-            const VirtualLoadResult r = runClosedLoop(cfg, load);
-            std::size_t met = 0;
-            for (std::size_t i = 0; i < r.tpotMs.size(); ++i)
-                met += r.tpotMs[i] <= tpotSlo && (ttftSlo <= 0 || r.ttftMs[i] <= ttftSlo);
-            const double share = r.tpotMs.empty() ? 0 : double(met) / double(r.tpotMs.size());
-            std::printf(" %7.2f", r.requestsPerSecond * share);
+            std::printf(" %7.2f", goodputOf(runClosedLoop(cfg, load), tpotSlo, ttftSlo));
         }
         std::printf("\n");
     }

@@ -72,4 +72,14 @@ VirtualLoadResult runClosedLoop(const EngineConfig& config, const VirtualLoadSpe
     return result;
 }
 
+double goodputOf(const VirtualLoadResult& result, double tpotSloMs, double ttftSloMs)
+{
+    if (result.tpotMs.empty())
+        return 0;
+    std::size_t met = 0;
+    for (std::size_t i = 0; i < result.tpotMs.size(); ++i)
+        met += result.tpotMs[i] <= tpotSloMs && (ttftSloMs <= 0 || result.ttftMs[i] <= ttftSloMs);
+    return result.requestsPerSecond * double(met) / double(result.tpotMs.size());
+}
+
 } // namespace kssim

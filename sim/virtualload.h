@@ -32,4 +32,7 @@ struct VirtualLoadResult {
 
 VirtualLoadResult runClosedLoop(const EngineConfig& config, const VirtualLoadSpec& load);
 
+/// Requests per second that met the SLO (TPOT at most `tpotSloMs`; TTFT at most `ttftSloMs` when above 0).
+double goodputOf(const VirtualLoadResult& result, double tpotSloMs, double ttftSloMs = 0);
+
 } // namespace kssim
