@@ -168,6 +168,37 @@ std::optional<std::size_t> MultiKnobSearch::cheapestOnPlateau(std::size_t top) c
     return out;
 }
 
+double MultiKnobSearch::trustRegion(int start) const
+{
+    // Replayed from the probes after the start: two new tops in a row double it, two probes in a row
+    // that are not a new top halve it.
+    double region = kRegionStart;
+    int successes = 0, failures = 0;
+    std::optional<std::size_t> running;
+    for (std::size_t i = 0; i < m_probes.size(); ++i) {
+        const bool newTop = m_probes[i].feasible && m_probes[i].objective
+            && (!running || probeBetter(m_spec, m_probes[i], m_probes[*running]));
+        if (newTop)
+            running = i;
+        if (int(i) < start)
+            continue;
+        if (newTop) {
+            failures = 0;
+            if (++successes == 2) {
+                region = std::min(kRegionMax, 2 * region);
+                successes = 0;
+            }
+        } else {
+            successes = 0;
+            if (++failures == 2) {
+                region = std::max(kRegionMin, region / 2);
+                failures = 0;
+            }
+        }
+    }
+    return region;
+}
+
 MultiKnobSearch::Choice MultiKnobSearch::choose() const
 {
     const int n = int(m_probes.size());
@@ -227,32 +258,7 @@ MultiKnobSearch::Choice MultiKnobSearch::choose() const
         return 1 - normalTail(c.mean / std::sqrt(c.sd * c.sd + 0.1));
     };
 
-    // The trust region, replayed from the probes after the start: two new tops in a row double it, two
-    // probes in a row that are not a new top halve it.
-    double region = kRegionStart;
-    int successes = 0, failures = 0;
-    std::optional<std::size_t> running;
-    for (std::size_t i = 0; i < m_probes.size(); ++i) {
-        const bool newTop = m_probes[i].feasible && m_probes[i].objective
-            && (!running || probeBetter(m_spec, m_probes[i], m_probes[*running]));
-        if (newTop)
-            running = i;
-        if (int(i) < start)
-            continue;
-        if (newTop) {
-            failures = 0;
-            if (++successes == 2) {
-                region = std::min(kRegionMax, 2 * region);
-                successes = 0;
-            }
-        } else {
-            successes = 0;
-            if (++failures == 2) {
-                region = std::max(kRegionMin, region / 2);
-                failures = 0;
-            }
-        }
-    }
+    const double region = trustRegion(start);
     std::vector<std::vector<double>> local;
     if (top) {
         const std::vector<double> centre = toUnit(m_probes[*top].point);

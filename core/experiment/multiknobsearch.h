@@ -33,14 +33,16 @@ struct MultiSearchResult {
 ///    inner 80 % of the range (on each knob's scale), at most half the budget.
 /// 2. The top: the point of a lattice over the range (33 values a knob up to
 ///    three knobs, 4096 Halton points beyond) with the largest expected
-///    improvement over the best probe, under a Gaussian process fitted to the
-///    log of the objective (rates: log; latencies: -log), each probe's noise
-///    from its interval; an infeasible probe counts as half the worst feasible one.
+///    improvement over the best probe, times the likelihood that it is not past
+///    a cliff. The improvement is under a process fitted to the log objective
+///    (rates: log; latencies: -log) of the probes within half the best, each
+///    probe's noise from its interval; the likelihood under a second process
+///    fitted to +1 (within half the best) and -1 (past it, or infeasible).
+///    Only points inside a trust region around the top compete (see trustRegion()).
 /// 3. The cheap edge, once a quarter of the budget is left (or sooner, once no
 ///    point is expected to improve the top by 0.2 %): the point that maximises
-///    the cost saved against the recommendation times the probability, under
-///    the process, that it is on the plateau, among points at least that
-///    likely (20 %) to be. Then step 2 again with what is left.
+///    the cost saved against the recommendation times its likelihood of being
+///    on the plateau, among points at least even odds to be. Then step 2 again.
 /// Cost: each knob's place in its range on its scale, 0 at its cheaper end,
 /// summed. No point is probed twice.
 class MultiKnobSearch {
@@ -77,6 +79,8 @@ private:
     void observations(std::vector<double>& y, std::vector<double>& noise) const;
     std::optional<std::size_t> topIndex() const;
     std::optional<std::size_t> cheapestOnPlateau(std::size_t top) const;
+    /// The trust region's half-side on the unit scale, from the probes after the first `start`.
+    double trustRegion(int start) const;
 
     SearchSpec m_spec;
     std::vector<SearchProbe> m_probes;
