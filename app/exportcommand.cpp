@@ -4,6 +4,7 @@
 #include "loadflags.h"
 
 #include "charts/barchart.h"
+#include "charts/heatmapexport.h"
 #include "feeds/runfileloader.h"
 #include "pages/comparepage.h"
 #include "pages/driftpage.h"
@@ -37,8 +38,9 @@ int exportMain(int argc, char** argv)
                        "per configuration), or live-ttft, live-tpot, live-itl, live-throughput, live-server, "
                        "live-errors, live-gpu, live-drift (the Live page's chart over experiment time, as a replay "
                        "draws it), knob:NAME (a metric against a knob's values, one line per arm, 95 % bands; NAME "
-                       "may be model), or pareto (output tokens/s per user against aggregate output tokens/s, the "
-                       "front drawn)."),
+                       "may be model), pareto (output tokens/s per user against aggregate output tokens/s, the "
+                       "front drawn), or heatmap[:KNOB1,KNOB2] (a search over several knobs: its objective over "
+                       "two of them, the first two by default; the others fixed at the recommendation)."),
         QStringLiteral("CHART") });
     parser.addOption({ QStringLiteral("metric"),
         QStringLiteral("With --chart knob:NAME: ttft_ms.p99 (default), any of ttft_ms, tpot_ms, itl_ms, e2e_ms "
@@ -110,6 +112,26 @@ int exportMain(int argc, char** argv)
         const QString format = parser.value(QStringLiteral("format"));
         if (!out.isEmpty() && !format.isEmpty() && QFileInfo(out).suffix().compare(format, Qt::CaseInsensitive) != 0)
             out += QLatin1Char('.') + format.toLower(); // the format decides the file type
+    }
+
+    if (wantsChart && (chart == QLatin1String("heatmap") || chart.startsWith(QLatin1String("heatmap:")))) {
+        // Straight from the file's search line: no page, no comparison.
+        if (parser.isSet(QStringLiteral("table")) || parser.isSet(QStringLiteral("report")) || wantsHtml
+            || parser.isSet(QStringLiteral("points"))) {
+            std::fputs("knobscope export: --chart heatmap is written on its own (no --table, --report, --html or "
+                       "--points)\n",
+                stderr);
+            return 2;
+        }
+        QString error;
+        if (!ks::exportSearchHeatmap(positional[1], chart.mid(8),
+                parser.isSet(QStringLiteral("metric")) ? parser.value(QStringLiteral("metric")) : QString(), out, size,
+                &error)) {
+            std::fprintf(stderr, "knobscope export: %s\n", qPrintable(error));
+            return 2;
+        }
+        std::fprintf(stderr, "knobscope export: wrote %s\n", qPrintable(out));
+        return 0;
     }
 
     if (wantsChart && chart.startsWith(QLatin1String("live-"))) {

@@ -1,5 +1,6 @@
 #include "commands.h"
 
+#include "pages/comparepage.h"
 #include "pages/livepage.h"
 #include "window/mainwindow.h"
 #include "window/uiprofile.h"
@@ -15,11 +16,12 @@
 
 namespace {
 
-/// `--shot PAGE:WHEN:FILE`: grab the window showing PAGE (live, live-knob, compare, drift,
-/// log) WHEN seconds after start, or at "end" of the run; packaging/screenshot uses it.
+/// `--shot PAGE:WHEN:FILE`: grab the window showing PAGE (live, live-knob, compare,
+/// compare-range, drift, log) WHEN seconds after start, or at "end" of the run; packaging/screenshot uses it.
 struct Shot {
     int page = 0;
     bool knobChart = false; ///< "live-knob": the Live page scrolled to its knob chart
+    bool knobRange = false; ///< "compare-range": the Compare page's Knob range tab
     int afterMs = -1; ///< -1: when the run ends
     QString file;
 };
@@ -32,7 +34,8 @@ bool parseShot(const QString& text, Shot* shot)
     static const QStringList pages
         = { QStringLiteral("live"), QStringLiteral("compare"), QStringLiteral("drift"), QStringLiteral("log") };
     shot->knobChart = parts[0] == QLatin1String("live-knob");
-    shot->page = shot->knobChart ? 0 : int(pages.indexOf(parts[0]));
+    shot->knobRange = parts[0] == QLatin1String("compare-range");
+    shot->page = shot->knobChart ? 0 : shot->knobRange ? 1 : int(pages.indexOf(parts[0]));
     bool ok = true;
     shot->afterMs = parts[1] == QLatin1String("end") ? -1 : int(parts[1].toDouble(&ok) * 1000);
     shot->file = parts.mid(2).join(QLatin1Char(':'));
@@ -42,6 +45,8 @@ bool parseShot(const QString& text, Shot* shot)
 void take(ks::MainWindow* window, const Shot& shot)
 {
     window->pages()->setCurrentIndex(shot.page);
+    if (shot.knobRange)
+        window->comparePage()->showKnobRange();
     window->livePage()->resetZoom();
     QApplication::processEvents();
     if (shot.knobChart) {
@@ -91,9 +96,9 @@ int guiMain(int argc, char** argv)
         QStringLiteral("Experiment to open, or a run file to replay (optional; 'knobscope open RUNS.jsonl' too)."));
     parser.addOption({ QStringLiteral("run"), QStringLiteral("Start the experiment at once.") });
     parser.addOption({ QStringLiteral("shot"),
-        QStringLiteral(
-            "Save a screenshot of PAGE (live|live-knob|compare|drift|log) WHEN seconds after start or at 'end' of "
-            "the run, then quit after the last one. Repeatable."),
+        QStringLiteral("Save a screenshot of PAGE (live|live-knob|compare|compare-range|drift|log) WHEN seconds after "
+                       "start or at 'end' of "
+                       "the run, then quit after the last one. Repeatable."),
         QStringLiteral("PAGE:WHEN:FILE") });
     parser.addOption({ QStringLiteral("baseline"),
         QStringLiteral("A saved run file drawn faded under the Live charts (the Live page's Baseline menu)."),

@@ -93,7 +93,7 @@ const FieldRule kControl { "control", kObj,
     { { "kind", kStr }, { "value", kNum }, { "from", kNum }, { "t_us", kInt } } };
 
 // A search probe's place (docs/formats.md, "Search").
-const FieldRule kSearchProbe { "search", kObj, { { "probe", kInt }, { "value", kNum } } };
+const FieldRule kSearchProbe { "search", kObj, { { "probe", kInt }, { "value", kNum }, { "point", kObj } } };
 
 const std::vector<FieldRule> kRunRules {
     kSearchProbe, { "run", kStr }, { "config", kStr }, { "arm", kStr }, { "t0_wall", kStr },
@@ -173,9 +173,13 @@ const std::vector<FieldRule> kTickRules { { "run", kStr }, { "t_us", kInt } };
 // The search's result, written once before the file closes (docs/formats.md, "Search").
 const std::vector<FieldRule> kSearchRules { { "knob", kStr }, { "arm", kStr }, { "metric", kStr },
     { "minimize", kBool }, { "scale", kStr }, { "range", kArr, {}, kNum }, { "budget", kInt }, { "stop", kStr },
-    { "best", kNum | kNull }, { "objective", kNum | kNull }, { "ci95", kArr | kNull, {}, kNum },
-    { "plateau", kArr | kNull, {}, kNum }, { "probes", kArr, {}, kObj }, { "tolerance", kNum }, { "cheaper", kStr },
-    { "top", kObj | kNull, { { "value", kNum }, { "objective", kNum }, { "ci95", kArr, {}, kNum } } } };
+    { "best", kNum | kObj | kNull }, { "objective", kNum | kNull }, { "ci95", kArr | kNull, {}, kNum },
+    { "plateau", kArr | kNull, {}, kNum | kObj }, { "probes", kArr, {}, kObj }, { "tolerance", kNum },
+    { "cheaper", kStr },
+    { "top", kObj | kNull,
+        { { "value", kNum }, { "point", kObj }, { "objective", kNum }, { "ci95", kArr, {}, kNum } } },
+    // A search over several knobs (docs/formats.md, "Search over several knobs").
+    { "knobs", kArr, {}, kObj }, { "method", kStr } };
 
 // The decision after a round of repeats that run until decided (docs/formats.md, "Rounds").
 const std::vector<FieldRule> kRoundRules { { "round", kInt }, { "decided", kBool }, { "stop", kStr | kNull },

@@ -21,6 +21,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -161,10 +162,23 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     layout->addLayout(top);
     layout->addLayout(exportRow);
     layout->addWidget(m_warning);
-    layout->addWidget(m_why);
+    // With many configurations (a search's ten probes) the "why" lines and the interval notes run to
+    // dozens of lines: each scrolls within a few lines' height, so the charts keep the page.
+    const auto scrolled = [this](QLabel* label) {
+        auto* area = new QScrollArea(this);
+        area->setWidget(label);
+        area->setWidgetResizable(true);
+        area->setFrameShape(QFrame::NoFrame);
+        area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        area->setMaximumHeight(label->fontMetrics().lineSpacing() * 5 + 4);
+        area->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+        return area;
+    };
+    m_whyArea = scrolled(m_why);
+    layout->addWidget(m_whyArea);
     layout->addWidget(m_search);
     layout->addWidget(split, 1);
-    layout->addWidget(m_intervals);
+    layout->addWidget(scrolled(m_intervals));
     layout->addWidget(m_note);
 
     connect(m_arm, &QComboBox::currentTextChanged, this, [this] {
@@ -232,7 +246,7 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
     const QString search = m_result->file ? searchHeadline(m_result->file->search) : QString();
     m_search->setText(search);
     m_search->setVisible(!search.isEmpty());
-    m_tabs->setTabVisible(1, m_range->hasKnobChart() || m_range->hasPareto());
+    m_tabs->setTabVisible(1, m_range->hasKnobChart() || m_range->hasPareto() || m_range->hasHeatmap());
     refresh();
 }
 
@@ -275,7 +289,7 @@ void ComparePage::refresh()
     if (const QString spec = specDecodeLine(*arm); !spec.isEmpty())
         why << spec;
     m_why->setText(why.join(QLatin1Char('\n')));
-    m_why->setVisible(!why.isEmpty());
+    m_whyArea->setVisible(!why.isEmpty());
     const bool sweep = arm->contains("sweep");
     m_bars->setVisible(!sweep);
     m_cdf->setVisible(!sweep);
@@ -492,6 +506,12 @@ bool ComparePage::exportHtmlReport(const QString& path, QString* error)
         return false;
     }
     return writeHtmlReport(*this, *m_result, path, error);
+}
+
+void ComparePage::showKnobRange()
+{
+    if (m_tabs->isTabVisible(1))
+        m_tabs->setCurrentIndex(1);
 }
 
 } // namespace ks

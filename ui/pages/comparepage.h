@@ -56,6 +56,8 @@ public:
     QString intervalsText() const;
     /// The knob-response and Pareto charts (a tab, shown when a knob varies or there are 2+ points).
     KnobRangePanel* knobRange() const { return m_range; }
+    /// Brings the Knob range tab to the front (when the file has one).
+    void showKnobRange();
 
 private:
     void refresh();
@@ -80,6 +82,7 @@ private:
     KneePlot* m_knee;
     KnobRangePanel* m_range;
     QTabWidget* m_tabs;
+    QWidget* m_whyArea = nullptr; ///< m_why's scroll area, hidden with nothing to say
     CompareTableModel* m_model;
     QTableView* m_tableView;
     bool m_filling = false;

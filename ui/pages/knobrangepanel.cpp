@@ -1,8 +1,10 @@
 #include "knobrangepanel.h"
 
+#include "charts/heatmapplot.h"
 #include "charts/knobplot.h"
 #include "charts/paretoplot.h"
 #include "compare/knobresponse.h"
+#include "compare/searchheatmap.h"
 #include "feeds/runfileloader.h"
 
 #include <QComboBox>
@@ -52,13 +54,22 @@ KnobRangePanel::KnobRangePanel(QWidget* parent)
     , m_knob(new QComboBox(this))
     , m_metric(new QComboBox(this))
     , m_y(new QComboBox(this))
+    , m_heatX(new QComboBox(this))
+    , m_heatY(new QComboBox(this))
     , m_stack(new QStackedWidget(this))
     , m_knobPlot(new KnobPlot(this))
     , m_paretoPlot(new ParetoPlot(this))
+    , m_heatmapPlot(new HeatmapPlot(this))
 {
     m_chart->addItem(tr("Knob response"));
     m_chart->addItem(tr("Pareto"));
-    m_chart->setToolTip(tr("Which chart: a metric against one knob's values, or throughput against speed per user"));
+    m_chart->addItem(tr("Search heatmap"));
+    m_chart->setToolTip(tr("Which chart: a metric against one knob's values, throughput against speed per user, or "
+                           "a search over several knobs as its objective over two of them"));
+    for (QComboBox* box : { m_heatX, m_heatY })
+        box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_heatX->setToolTip(tr("The heatmap's x axis: a knob of the search"));
+    m_heatY->setToolTip(tr("The heatmap's y axis: another knob of the search (the rest stay at the recommendation)"));
     m_knob->setToolTip(tr("The knob on the x axis"));
     m_metric->setToolTip(tr("The figure on the y axis, as compare computes it"));
     m_metric->addItems(knobMetrics());
@@ -77,14 +88,17 @@ KnobRangePanel::KnobRangePanel(QWidget* parent)
     label(tr("K&nob"), m_knob);
     label(tr("M&etric"), m_metric);
     label(tr("&Y axis"), m_y);
+    label(tr("&Across"), m_heatX);
+    label(tr("&Up"), m_heatY);
     row->addStretch(1);
     m_stack->addWidget(m_knobPlot);
     m_stack->addWidget(m_paretoPlot);
+    m_stack->addWidget(m_heatmapPlot);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(row);
     layout->addWidget(m_stack, 1);
-    for (QComboBox* box : { m_chart, m_knob, m_metric, m_y })
+    for (QComboBox* box : { m_chart, m_knob, m_metric, m_y, m_heatX, m_heatY })
         connect(box, &QComboBox::currentIndexChanged, this, [this] {
             if (!m_filling)
                 refresh();
@@ -101,8 +115,40 @@ void KnobRangePanel::setResult(std::shared_ptr<const LoadedRunFile> result)
         m_knob->addItems(varyingKnobs(m_result->compare));
     if (m_knob->findText(knob) >= 0)
         m_knob->setCurrentText(knob);
+    const QStringList searched = m_result && m_result->file ? searchKnobNames(m_result->file->search) : QStringList();
+    for (QComboBox* box : { m_heatX, m_heatY }) {
+        const QString was = box->currentText();
+        box->clear();
+        box->addItems(searched);
+        if (box->findText(was) >= 0)
+            box->setCurrentText(was);
+    }
+    if (searched.size() >= 2 && m_heatX->currentText() == m_heatY->currentText())
+        m_heatY->setCurrentIndex(m_heatX->currentIndex() == 0 ? 1 : 0);
+    if (searched.size() >= 2) // a search over several knobs opens on its heatmap
+        m_chart->setCurrentIndex(2);
+    else if (m_chart->currentIndex() == 2)
+        m_chart->setCurrentIndex(0);
     m_filling = false;
     refresh();
+}
+
+bool KnobRangePanel::hasHeatmap() const
+{
+    return m_result && m_result->file && searchKnobNames(m_result->file->search).size() >= 2;
+}
+
+bool KnobRangePanel::showHeatmap(QString* error)
+{
+    if (!m_result || !m_result->file) {
+        *error = tr("no file");
+        return false;
+    }
+    const auto map = searchHeatmap(m_result->file->search, m_heatX->currentText(), m_heatY->currentText(), error);
+    if (!map)
+        return false;
+    m_heatmapPlot->setHeatmap(title(tr("%1 over %2 and %3").arg(map->metric, map->xKnob, map->yKnob)), *map);
+    return true;
 }
 
 bool KnobRangePanel::hasKnobChart() const
@@ -122,12 +168,22 @@ bool KnobRangePanel::hasPareto() const
 void KnobRangePanel::refresh()
 {
     const bool pareto = m_chart->currentIndex() == 1;
-    m_knob->setEnabled(!pareto);
-    m_metric->setEnabled(!pareto);
+    const bool heatmap = m_chart->currentIndex() == 2;
+    m_knob->setEnabled(!pareto && !heatmap);
+    m_metric->setEnabled(!pareto && !heatmap);
     m_y->setEnabled(pareto);
-    m_stack->setCurrentIndex(pareto ? 1 : 0);
+    m_heatX->setEnabled(heatmap);
+    m_heatY->setEnabled(heatmap);
+    m_stack->setCurrentIndex(m_chart->currentIndex());
     if (!m_result)
         return;
+    if (heatmap) {
+        QString error;
+        if (!showHeatmap(&error))
+            m_heatmapPlot->setHeatmap(error, SearchHeatmap());
+        m_heatmapPlot->replot();
+        return;
+    }
     if (pareto) {
         ParetoY y = ParetoY::TokensPerUser;
         parseParetoY(m_y->currentData().toString(), &y);
