@@ -2,6 +2,7 @@
 
 #include "charts/barchart.h"
 #include "charts/exportablechart.h"
+#include "charts/heatmapexport.h"
 #include "compare/knobresponse.h"
 #include "compare/searchreport.h"
 #include "feeds/runfileloader.h"
@@ -230,9 +231,23 @@ QString searchHtml(const nlohmann::json& search)
 bool knobRangeSection(ComparePage& page, ChartInliner& inliner, QString* sections, QString* contents, QString* error)
 {
     KnobRangePanel* range = page.knobRange();
-    if (!range->hasKnobChart() && !range->hasPareto())
+    if (!range->hasKnobChart() && !range->hasPareto() && !range->hasHeatmap())
         return true;
     QString figures;
+    if (range->hasHeatmap()) {
+        const nlohmann::json& search = range->result()->file->search;
+        if (!inliner.figure(
+                [&](const QString& svg, QString* why) {
+                    return exportSearchHeatmap(search,
+                        ComparePage::tr("%1 over two knobs")
+                            .arg(QString::fromStdString(search.value("metric", std::string()))),
+                        {}, svg, kWideChartSize, why);
+                },
+                ComparePage::tr("The search over several knobs: each area coloured by its nearest probe, the "
+                                "recommendation ringed, the top starred, the plateau boxed"),
+                &figures, error, true))
+            return false;
+    }
     const QStringList knobs = range->hasKnobChart() ? varyingKnobs(range->result()->compare) : QStringList();
     for (const QString& knob : knobs)
         for (const char* metric : { "ttft_ms.p99", "out_tok_per_s" })
