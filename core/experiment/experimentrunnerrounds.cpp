@@ -33,8 +33,10 @@ void ExperimentRunner::startConfig()
 void ExperimentRunner::concludeSearchProbe()
 {
     m_search->concludeProbe(m_config, m_stopRequested, m_problems);
-    if (const nlohmann::json line = m_search->takeProbeLine(); !line.is_null())
+    if (const nlohmann::json line = m_search->takeProbeLine(); !line.is_null()) {
         m_writer.write(line);
+        emit searchProbed(line);
+    }
 }
 
 void ExperimentRunner::endConfig()

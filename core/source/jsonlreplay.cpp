@@ -168,6 +168,10 @@ void JsonlReplay::handleLine(const QByteArray& raw)
         flush();
         emit roundRead(j);
         break;
+    case RunLine::Kind::SearchProbe:
+        flush();
+        emit searchProbeRead(j);
+        break;
     default:
         break;
     }

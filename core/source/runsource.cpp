@@ -24,6 +24,7 @@ void registerRunSourceTypes()
     qRegisterMetaType<ExperimentInfo>();
     qRegisterMetaType<RunInfo>();
     qRegisterMetaType<RoundDecision>();
+    qRegisterMetaType<nlohmann::json>();
     qRegisterMetaType<RunSummary>();
     qRegisterMetaType<RunSnapshot>();
     qRegisterMetaType<LoadProgress>();

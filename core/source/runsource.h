@@ -72,6 +72,9 @@ signals:
     /// The decision after a round of repeats that run until decided (a `round`
     /// line: docs/formats.md), live as the runner writes it or read from a file.
     void roundDecided(const ks::RoundDecision& decision);
+    /// A probe of a search over several knobs has ended: its `search_probe` line (docs/formats.md), live as the
+    /// runner writes it or read from a file.
+    void searchProbed(const nlohmann::json& line);
     /// Server output and lifecycle events, as the Log page shows them.
     void serverLine(const QString& line);
     /// A line of a file the source could not use; it goes on.
@@ -85,4 +88,5 @@ signals:
 Q_DECLARE_METATYPE(ks::ExperimentInfo)
 Q_DECLARE_METATYPE(ks::RunInfo)
 Q_DECLARE_METATYPE(ks::RoundDecision)
+Q_DECLARE_METATYPE(nlohmann::json)
 Q_DECLARE_METATYPE(std::shared_ptr<const ks::RunData>)

@@ -181,6 +181,10 @@ const std::vector<FieldRule> kSearchRules { { "knob", kStr }, { "arm", kStr }, {
     // A search over several knobs (docs/formats.md, "Search over several knobs").
     { "knobs", kArr, {}, kObj }, { "method", kStr } };
 
+// A probe of a search over several knobs, written when it ends (docs/formats.md, "Search over several knobs").
+const std::vector<FieldRule> kSearchProbeRules { { "probe", kInt }, { "point", kObj }, { "config", kStr },
+    { "objective", kNum | kNull }, { "ci95", kArr | kNull, {}, kNum }, { "feasible", kBool }, { "why", kStr } };
+
 // The decision after a round of repeats that run until decided (docs/formats.md, "Rounds").
 const std::vector<FieldRule> kRoundRules { { "round", kInt }, { "decided", kBool }, { "stop", kStr | kNull },
     { "ratios", kArr, {}, kObj }, { "max", kInt }, { "half_width", kNum }, { "confidence", kNum },
@@ -398,6 +402,9 @@ RunLine readRunLine(QByteArrayView line, qint64 lineNumber, std::vector<RunFileI
     } else if (kind == "search") {
         out.kind = RunLine::Kind::Search;
         rules = &kSearchRules;
+    } else if (kind == "search_probe") {
+        out.kind = RunLine::Kind::SearchProbe;
+        rules = &kSearchProbeRules;
     } else if (kind == "round") {
         out.kind = RunLine::Kind::Round;
         rules = &kRoundRules;
@@ -406,7 +413,7 @@ RunLine readRunLine(QByteArrayView line, qint64 lineNumber, std::vector<RunFileI
         return out;
     }
     const bool runless = out.kind == RunLine::Kind::Experiment || out.kind == RunLine::Kind::Search
-        || out.kind == RunLine::Kind::Round;
+        || out.kind == RunLine::Kind::SearchProbe || out.kind == RunLine::Kind::Round;
     if (!runless && !takeRun(object, kind.c_str(), lineNumber, issues, &out.run)) {
         out.kind = RunLine::Kind::Skipped;
         return out;

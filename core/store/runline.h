@@ -44,10 +44,11 @@ struct RunLine {
         Summary,
         Tick,
         Search,
+        SearchProbe,
         Round
     };
     Kind kind = Kind::Blank;
-    QString run; ///< the record's run label (all kinds but Experiment, Search and Round)
+    QString run; ///< the record's run label (all kinds but Experiment, Search, SearchProbe and Round)
     RequestRecord request; ///< Kind::Request
     nlohmann::json object; ///< every other known kind: the cleaned line
 };

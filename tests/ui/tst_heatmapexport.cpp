@@ -1,5 +1,6 @@
 #include "charts/heatmapexport.h"
 #include "charts/heatmapplot.h"
+#include "pages/livesearchpanel.h"
 
 #include <QApplication>
 #include <QFile>
@@ -109,6 +110,43 @@ private slots:
             = writeRunFile(dir, { { "type", "search" }, { "knob", "max_num_seqs" }, { "probes", json::array() } });
         QVERIFY(!exportSearchHeatmap(one, {}, {}, dir.filePath(QStringLiteral("x.png")), QSize(400, 300), &error));
         QVERIFY2(error.contains(QStringLiteral("one knob")), qPrintable(error));
+    }
+
+    void livePanelGrowsAProbeAtATime()
+    {
+        LiveSearchPanel panel;
+        panel.resize(800, 500);
+        const json knobs
+            = { { "max_num_seqs", { { "min", 8 }, { "max", 256 }, { "scale", "log2" }, { "integer", true } } },
+                  { "max_num_batched_tokens", { { "min", 512 }, { "max", 8192 }, { "scale", "log2" } } } };
+        const json experiment = { { "type", "experiment" },
+            { "spec", { { "name", "s" }, { "search", { { "knobs", knobs }, { "arm", "stress" } } } } } };
+        panel.setExperiment(experiment);
+        QVERIFY(!panel.isHidden());
+        QCOMPARE(panel.soFar()["knobs"][0]["name"].get<std::string>(), std::string("max_num_batched_tokens"));
+        QVERIFY(panel.plot()->heatmap().probes.empty());
+        const json lines = searchLine()["probes"];
+        for (const json& p : lines) {
+            json line = p;
+            line["type"] = "search_probe";
+            panel.addProbe(line);
+        }
+        QCOMPARE(panel.plot()->heatmap().probes.size(), lines.size());
+        // The top so far is starred; the recommendation waits for the search's end.
+        int tops = 0, recommended = 0;
+        for (const HeatmapProbe& p : panel.plot()->heatmap().probes) {
+            tops += p.top;
+            recommended += p.recommended;
+            if (p.top)
+                QCOMPARE(*p.objective, 18.0);
+        }
+        QCOMPARE(tops, 1);
+        QCOMPARE(recommended, 0);
+        // Another experiment, without a search over several knobs: the panel goes.
+        panel.setExperiment({ { "type", "experiment" }, { "spec", { { "name", "plain" } } } });
+        QVERIFY(panel.isHidden());
+        panel.addProbe(lines[0]); // and a stray probe line changes nothing
+        QVERIFY(panel.soFar().is_null());
     }
 };
 

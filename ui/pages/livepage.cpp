@@ -6,6 +6,7 @@
 #include "charts/timeseriesplot.h"
 #include "feeds/runfileloader.h"
 #include "models/runlistmodel.h"
+#include "pages/livesearchpanel.h"
 #include "progressdelegate.h"
 #include "roundspanel.h"
 #include "store/runid.h"
@@ -37,6 +38,7 @@ LivePage::LivePage(QWidget* parent)
     : QWidget(parent)
     , m_knee(new KneePlot(this))
     , m_knob(new KnobPlot(this))
+    , m_searchPanel(new LiveSearchPanel(this))
     , m_legend(new QLabel(this))
     , m_cumulativeBox(new QCheckBox(tr("&Cumulative"), this))
     , m_steerBox(new SteerBox(this))
@@ -104,6 +106,7 @@ LivePage::LivePage(QWidget* parent)
     m_knee->setMinimumHeight(260);
     m_knee->hide();
     grid->addWidget(m_knob, 6, 0, 1, 2); // once the experiment has finished arms of two knob values
+    grid->addWidget(m_searchPanel, 7, 0, 1, 2); // a search over several knobs, a probe at a time
     m_knob->setMinimumHeight(260);
     m_knob->hide();
     m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
@@ -186,6 +189,7 @@ void LivePage::clear()
     m_knee->reset(QString(), true, {});
     m_knee->hide();
     m_knob->hide();
+    m_searchPanel->clear();
     m_rounds->clear();
     updateLegend();
 }

@@ -26,6 +26,7 @@ class KneePlot;
 class RoundsPanel;
 struct RoundDecision;
 class KnobPlot;
+class LiveSearchPanel;
 struct LoadedRunFile;
 class RunListModel;
 class TimeSeriesPlot;
@@ -71,6 +72,8 @@ public:
     /// point per finished arm, from the comparison of the experiment so far;
     /// hidden while no knob varies (showKnobRange).
     KnobPlot* knobChart() const { return m_knob; }
+    /// The heatmap of a search over several knobs, shown when the experiment is one.
+    LiveSearchPanel* searchPanel() const { return m_searchPanel; }
     void showKnobRange(const LoadedRunFile& soFar);
     /// Scrolls the charts so the knob chart shows, when it does (--shot live-knob:...).
     void revealKnobChart();
@@ -115,6 +118,7 @@ private:
     bool m_cumulative = false;
     KneePlot* m_knee;
     KnobPlot* m_knob;
+    LiveSearchPanel* m_searchPanel;
     QScrollArea* m_chartScroll = nullptr;
     QLabel* m_legend;
     QCheckBox* m_cumulativeBox;

@@ -12,6 +12,7 @@
 #include "pages/comparepage.h"
 #include "pages/driftpage.h"
 #include "pages/livepage.h"
+#include "pages/livesearchpanel.h"
 #include "pages/replaybar.h"
 #include "runstatustext.h"
 #include "settings.h"
@@ -159,6 +160,9 @@ void MainWindow::connectSource(RunSource* source)
     connect(source, &RunSource::snapshotReady, this, &MainWindow::onSnapshot);
     connect(source, &RunSource::runFinished, this, &MainWindow::onRunFinished);
     connect(source, &RunSource::roundDecided, m_live, &LivePage::addRoundDecision);
+    connect(source, &RunSource::experimentStarted, m_live->searchPanel(),
+        [this](const ExperimentInfo& info) { m_live->searchPanel()->setExperiment(info.line); });
+    connect(source, &RunSource::searchProbed, m_live->searchPanel(), &LiveSearchPanel::addProbe);
     connect(source, &RunSource::serverLine, this, [this](const QString& line) { log(line); });
 }
 
