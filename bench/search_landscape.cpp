@@ -12,6 +12,7 @@
 #include <QCoreApplication>
 #include <QStringList>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -110,7 +111,13 @@ int main(int argc, char** argv)
         spec.tolerance = tolerance;
         ks::MultiKnobSearch search(spec);
         QStringList order;
-        while (const auto point = search.next()) {
+        double choosingMs = 0;
+        for (;;) {
+            const auto began = std::chrono::steady_clock::now();
+            const auto point = search.next();
+            choosingMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
+            if (!point)
+                break;
             const Figure f
                 = measure(int((*point)[1]), int((*point)[0]), std::uint64_t(seed) * 1000 + search.probes().size());
             ks::SearchProbe p;
@@ -126,11 +133,11 @@ int main(int argc, char** argv)
         const auto& top = r.probes[*r.top];
         const bool ok = *top.objective >= 0.95 * gridBest || *rec.objective >= 0.95 * gridBest;
         within += ok;
-        std::printf(
-            "seed %d: %zu probes (%s); recommended (%g, %g) %.2f, top (%g, %g) %.2f = %.3f of the grid's best%s\n"
-            "  %s\n",
-            seed, r.probes.size(), qPrintable(r.stop), rec.point[1], rec.point[0], *rec.objective, top.point[1],
-            top.point[0], *top.objective, *top.objective / gridBest, ok ? "" : "  MISSED",
+        std::printf("seed %d: %zu probes (%s, %.1f ms choosing them); recommended (%g, %g) %.2f, top (%g, %g) %.2f = "
+                    "%.3f of the grid's best%s\n"
+                    "  %s\n",
+            seed, r.probes.size(), qPrintable(r.stop), choosingMs, rec.point[1], rec.point[0], *rec.objective,
+            top.point[1], top.point[0], *top.objective, *top.objective / gridBest, ok ? "" : "  MISSED",
             qPrintable(order.join(QLatin1Char(' '))));
     }
     std::printf("within 5 %% of the grid's best: %d of %d seeds, %d probes against %d grid points (%.2f)\n", within,
