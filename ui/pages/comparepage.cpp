@@ -12,6 +12,7 @@
 #include "comparemetrics.h"
 #include "feeds/runfileloader.h"
 #include "knobrangepanel.h"
+#include "pages/scrollinglabel.h"
 #include "models/comparetablemodel.h"
 #include "report/compareexport.h"
 #include "report/htmlreport.h"
@@ -21,7 +22,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -128,14 +128,10 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     m_warning->setStyleSheet(QStringLiteral("color: #c87800;"));
     m_warning->setWordWrap(true);
     m_note->setWordWrap(true);
-    m_why->setWordWrap(true);
-    m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_search->setWordWrap(true);
     m_search->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_search->setObjectName(QStringLiteral("searchResult"));
     m_search->hide();
-    m_intervals->setWordWrap(true);
-    m_intervals->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_intervals->setObjectName(QStringLiteral("intervals"));
     m_tableView->setModel(m_model);
     m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -162,23 +158,10 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
     layout->addLayout(top);
     layout->addLayout(exportRow);
     layout->addWidget(m_warning);
-    // With many configurations (a search's ten probes) the "why" lines and the interval notes run to
-    // dozens of lines: each scrolls within a few lines' height, so the charts keep the page.
-    const auto scrolled = [this](QLabel* label) {
-        auto* area = new QScrollArea(this);
-        area->setWidget(label);
-        area->setWidgetResizable(true);
-        area->setFrameShape(QFrame::NoFrame);
-        area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        area->setMaximumHeight(label->fontMetrics().lineSpacing() * 5 + 4);
-        area->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
-        return area;
-    };
-    m_whyArea = scrolled(m_why);
-    layout->addWidget(m_whyArea);
+    layout->addWidget(m_whyArea = scrollingLabel(m_why, this, 5)); // a search's ten probes: ten "why" lines
     layout->addWidget(m_search);
     layout->addWidget(split, 1);
-    layout->addWidget(scrolled(m_intervals));
+    layout->addWidget(scrollingLabel(m_intervals, this, 5));
     layout->addWidget(m_note);
 
     connect(m_arm, &QComboBox::currentTextChanged, this, [this] {

@@ -66,8 +66,6 @@ KnobRangePanel::KnobRangePanel(QWidget* parent)
     m_chart->addItem(tr("Search heatmap"));
     m_chart->setToolTip(tr("Which chart: a metric against one knob's values, throughput against speed per user, or "
                            "a search over several knobs as its objective over two of them"));
-    for (QComboBox* box : { m_heatX, m_heatY })
-        box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_heatX->setToolTip(tr("The heatmap's x axis: a knob of the search"));
     m_heatY->setToolTip(tr("The heatmap's y axis: another knob of the search (the rest stay at the recommendation)"));
     m_knob->setToolTip(tr("The knob on the x axis"));
@@ -83,6 +81,7 @@ KnobRangePanel::KnobRangePanel(QWidget* parent)
         l->setBuddy(buddy);
         row->addWidget(l);
         row->addWidget(buddy);
+        m_labelOf.insert(buddy, l);
     };
     label(tr("Char&t"), m_chart);
     label(tr("K&nob"), m_knob);
@@ -172,8 +171,17 @@ void KnobRangePanel::refresh()
     m_knob->setEnabled(!pareto && !heatmap);
     m_metric->setEnabled(!pareto && !heatmap);
     m_y->setEnabled(pareto);
-    m_heatX->setEnabled(heatmap);
-    m_heatY->setEnabled(heatmap);
+    // The heatmap's choosers take the row only for the heatmap, and the other choosers give it room
+    // then: the row stays as wide as it was, and the editor beside the page keeps its width at 1280 px.
+    for (QWidget* chooser : { static_cast<QWidget*>(m_heatX), static_cast<QWidget*>(m_heatY) }) {
+        chooser->setVisible(heatmap);
+        m_labelOf.value(chooser)->setVisible(heatmap);
+    }
+    for (QWidget* chooser :
+        { static_cast<QWidget*>(m_knob), static_cast<QWidget*>(m_metric), static_cast<QWidget*>(m_y) }) {
+        chooser->setVisible(!heatmap);
+        m_labelOf.value(chooser)->setVisible(!heatmap);
+    }
     m_stack->setCurrentIndex(m_chart->currentIndex());
     if (!m_result)
         return;

@@ -2,11 +2,13 @@
 
 #include "compare/paretofront.h"
 
+#include <QHash>
 #include <QWidget>
 
 #include <memory>
 
 class QComboBox;
+class QLabel;
 class QStackedWidget;
 
 namespace ks {
@@ -59,6 +61,7 @@ private:
     QComboBox* m_y;
     QComboBox* m_heatX; ///< the heatmap's two knobs
     QComboBox* m_heatY;
+    QHash<QWidget*, QLabel*> m_labelOf; ///< each chooser's label, shown and hidden with it
     QStackedWidget* m_stack;
     KnobPlot* m_knobPlot;
     ParetoPlot* m_paretoPlot;
