@@ -12,8 +12,8 @@
 #include "comparemetrics.h"
 #include "feeds/runfileloader.h"
 #include "knobrangepanel.h"
-#include "pages/scrollinglabel.h"
 #include "models/comparetablemodel.h"
+#include "pages/scrollinglabel.h"
 #include "report/compareexport.h"
 #include "report/htmlreport.h"
 
