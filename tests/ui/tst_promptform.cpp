@@ -212,9 +212,12 @@ private slots:
                 && below("promptPrefixes", "promptPrefixWords") && below("promptPrefixWords", "promptSeed"),
             10000);
         auto* seed = child<QLineEdit>(*form, "promptSeed");
-        scroll->ensureWidgetVisible(seed);
+        // Scrolled to again on each try: the splitter gives the editor its first width after the
+        // window is shown, and the rows' heights change with it.
         QTRY_VERIFY_WITH_TIMEOUT(
-            scroll->viewport()->rect().contains(QRect(seed->mapTo(scroll->viewport(), QPoint()), seed->size())), 10000);
+            (scroll->ensureWidgetVisible(seed),
+                scroll->viewport()->rect().contains(QRect(seed->mapTo(scroll->viewport(), QPoint()), seed->size()))),
+            10000);
         // Every visible field lies inside the editor's viewport: nothing is cut off or needs sideways
         // scrolling (the editor has no horizontal scroll bar), and none is squeezed below its minimum.
         int checked = 0;

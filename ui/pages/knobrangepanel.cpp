@@ -102,6 +102,7 @@ KnobRangePanel::KnobRangePanel(QWidget* parent)
             if (!m_filling)
                 refresh();
         });
+    refresh(); // only the first chart's choosers take the row from the start
 }
 
 void KnobRangePanel::setResult(std::shared_ptr<const LoadedRunFile> result)
