@@ -2,6 +2,7 @@
 
 #include "pages/comparepage.h"
 #include "pages/livepage.h"
+#include "editor/experimenteditor.h"
 #include "window/mainwindow.h"
 #include "window/uiprofile.h"
 
@@ -17,11 +18,13 @@
 namespace {
 
 /// `--shot PAGE:WHEN:FILE`: grab the window showing PAGE (live, live-knob, compare,
-/// compare-range, drift, log) WHEN seconds after start, or at "end" of the run; packaging/screenshot uses it.
+/// compare-range, drift, log; live-search: the Live page with the editor scrolled to its search) WHEN
+/// seconds after start, or at "end" of the run; packaging/screenshot uses it.
 struct Shot {
     int page = 0;
     bool knobChart = false; ///< "live-knob": the Live page scrolled to its knob chart
     bool knobRange = false; ///< "compare-range": the Compare page's Knob range tab
+    bool editorSearch = false; ///< "live-search": the editor scrolled to its knob search
     int afterMs = -1; ///< -1: when the run ends
     QString file;
 };
@@ -35,7 +38,8 @@ bool parseShot(const QString& text, Shot* shot)
         = { QStringLiteral("live"), QStringLiteral("compare"), QStringLiteral("drift"), QStringLiteral("log") };
     shot->knobChart = parts[0] == QLatin1String("live-knob");
     shot->knobRange = parts[0] == QLatin1String("compare-range");
-    shot->page = shot->knobChart ? 0 : shot->knobRange ? 1 : int(pages.indexOf(parts[0]));
+    shot->editorSearch = parts[0] == QLatin1String("live-search");
+    shot->page = shot->knobChart || shot->editorSearch ? 0 : shot->knobRange ? 1 : int(pages.indexOf(parts[0]));
     bool ok = true;
     shot->afterMs = parts[1] == QLatin1String("end") ? -1 : int(parts[1].toDouble(&ok) * 1000);
     shot->file = parts.mid(2).join(QLatin1Char(':'));
@@ -51,6 +55,10 @@ void take(ks::MainWindow* window, const Shot& shot)
     QApplication::processEvents();
     if (shot.knobChart) {
         window->livePage()->revealKnobChart();
+        QApplication::processEvents();
+    }
+    if (shot.editorSearch) {
+        window->editor()->revealSearch();
         QApplication::processEvents();
     }
     if (window->grab().save(shot.file))
@@ -96,9 +104,10 @@ int guiMain(int argc, char** argv)
         QStringLiteral("Experiment to open, or a run file to replay (optional; 'knobscope open RUNS.jsonl' too)."));
     parser.addOption({ QStringLiteral("run"), QStringLiteral("Start the experiment at once.") });
     parser.addOption({ QStringLiteral("shot"),
-        QStringLiteral("Save a screenshot of PAGE (live|live-knob|compare|compare-range|drift|log) WHEN seconds after "
-                       "start or at 'end' of "
-                       "the run, then quit after the last one. Repeatable."),
+        QStringLiteral(
+            "Save a screenshot of PAGE (live|live-knob|live-search|compare|compare-range|drift|log) WHEN seconds after "
+            "start or at 'end' of "
+            "the run, then quit after the last one. Repeatable."),
         QStringLiteral("PAGE:WHEN:FILE") });
     parser.addOption({ QStringLiteral("baseline"),
         QStringLiteral("A saved run file drawn faded under the Live charts (the Live page's Baseline menu)."),

@@ -3,6 +3,7 @@
 #include "experimentdocument.h"
 #include "promptform.h"
 #include "runestimate.h"
+#include "searchform.h"
 #include "server/modelcatalog.h"
 
 #include <QCheckBox>
@@ -17,6 +18,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QToolButton>
@@ -181,6 +183,24 @@ ExperimentEditor::ExperimentEditor(ExperimentDocument* document, QWidget* parent
             tr("Restart the server and run one more pass")));
     layout->addWidget(m_probeBox);
 
+    m_searchBox = new QGroupBox(tr("Knob search (instead of a grid)"), content);
+    m_searchBox->setObjectName(QStringLiteral("searchBox"));
+    m_searchBox->setCheckable(true);
+    m_searchBox->setToolTip(tr("Let knobscope choose the knob values: each probe starts the server with the one "
+                               "configuration's knobs set by the search, and the run recommends the cheapest point "
+                               "that is good enough"));
+    m_searchForm = new SearchForm(m_document, m_searchBox);
+    auto* searchLayout = new QVBoxLayout(m_searchBox);
+    searchLayout->addWidget(m_searchForm);
+    connect(m_searchBox, &QGroupBox::toggled, this, [this](bool on) {
+        if (m_refreshing)
+            return;
+        m_document->setValue(
+            QStringLiteral("search"), on ? SearchForm::startingSearch(m_document->toJson()) : nlohmann::json(nullptr));
+        refreshFields();
+    });
+    layout->addWidget(m_searchBox);
+
     auto* slo = new QGroupBox(tr("Service-level objectives (goodput)"), content);
     auto* sloForm = new QFormLayout(slo);
     sloForm->addRow(
@@ -190,6 +210,7 @@ ExperimentEditor::ExperimentEditor(ExperimentDocument* document, QWidget* parent
     layout->addStretch(1);
 
     auto* scroll = new QScrollArea(this);
+    m_scroll = scroll;
     scroll->setWidget(content);
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -361,6 +382,10 @@ void ExperimentEditor::refreshFields()
     }
     m_probeBox->setChecked(!m_document->value(QStringLiteral("probes")).is_null());
     m_promptForm->refresh();
+    const bool search = !m_document->value(QStringLiteral("search")).is_null();
+    m_searchBox->setChecked(search);
+    m_searchForm->refresh();
+    m_searchForm->setVisible(search);
     m_refreshing = false;
     validateNow();
 }
@@ -389,6 +414,7 @@ void ExperimentEditor::showProblems(const QHash<QString, QString>& problems)
         widget->setToolTip(message.isEmpty() ? plain : message);
     }
     m_promptForm->showProblems(problems);
+    m_searchForm->showProblems(problems);
     m_problems->setText(
         problemTexts().isEmpty() ? QString() : tr("Fix before running:\n") + problemTexts().join(QLatin1Char('\n')));
     m_problems->setVisible(!problems.isEmpty());
@@ -408,6 +434,11 @@ void ExperimentEditor::setRunning(bool running)
 {
     // The spec being run is a copy: editing during a run is allowed but cannot change that run.
     m_problems->setToolTip(running ? tr("Edits apply to the next run") : QString());
+}
+
+void ExperimentEditor::revealSearch()
+{
+    m_scroll->verticalScrollBar()->setValue(m_searchBox->y()); // the box from its title down
 }
 
 void ExperimentEditor::refreshModels()

@@ -8,12 +8,14 @@
 class QLabel;
 class QTableView;
 class QGroupBox;
+class QScrollArea;
 
 namespace ks {
 
 class ExperimentDocument;
 class ModelCatalog;
 class PromptForm;
+class SearchForm;
 class SpecTableModel;
 
 /// The left panel: every field of an experiment spec, bound to an
@@ -28,6 +30,8 @@ public:
     void validateNow();
     QStringList problemTexts() const;
     void setRunning(bool running);
+    /// Scrolls to the knob search (for screenshots).
+    void revealSearch();
 
 private:
     QWidget* field(const QString& path, const QString& toolTip, const QString& placeholder = {});
@@ -48,7 +52,10 @@ private:
     QLabel* m_estimate = nullptr; ///< "10 configurations × 3 arms, about 35 min"
     QGroupBox* m_probeBox = nullptr;
     PromptForm* m_promptForm = nullptr;
+    QGroupBox* m_searchBox = nullptr;
+    SearchForm* m_searchForm = nullptr;
     QStringList m_serverModels;
+    QScrollArea* m_scroll = nullptr;
     QTimer m_validateTimer;
     bool m_refreshing = false;
 };

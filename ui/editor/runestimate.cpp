@@ -93,21 +93,34 @@ RunEstimate estimateRun(const ExperimentSpec& spec, double tpotMs)
     RunEstimate e;
     e.configurations = int(spec.configs.size());
     e.arms = int(spec.arms.size());
+    std::vector<ConfigSpec> configs = spec.configs;
+    if (spec.search) {
+        // Each probe is the one configuration with every arm; the knobs the search sets are not known
+        // ahead, so a closed loop's waves are not capped by a searched max_num_seqs.
+        e.probes = spec.search->budget;
+        for (ConfigSpec& config : configs) {
+            config.knobs.erase(spec.search->knob.toStdString());
+            for (const SearchKnob& knob : spec.search->knobs)
+                config.knobs.erase(knob.name.toStdString());
+        }
+    }
+    const int runs = spec.search ? spec.search->budget : 1;
     for (const ArmSpec& arm : spec.arms) {
-        for (const ConfigSpec& config : spec.configs) {
+        for (const ConfigSpec& config : configs) {
             const auto s = armSeconds(arm, config, tpotMs);
             if (!s) {
                 e.unknown << arm.name;
                 break;
             }
-            e.seconds += *s;
+            e.seconds += *s * runs;
         }
     }
     if (spec.probes) {
         if (spec.probes->set == QLatin1String("builtin:quality-50")) {
             const int probes = 50 * (spec.probes->repeats + (spec.probes->acrossRestart ? 1 : 0));
-            e.seconds += double(spec.configs.size()) * std::ceil(probes / double(std::max(1, spec.probes->concurrency)))
-                * spec.probes->maxTokens * tpotMs / 1000.0;
+            e.seconds += double(spec.configs.size()) * runs
+                * std::ceil(probes / double(std::max(1, spec.probes->concurrency))) * spec.probes->maxTokens * tpotMs
+                / 1000.0;
         } else {
             e.unknown << QStringLiteral("probes"); // a probe file's size is read only when the run starts
         }
@@ -120,8 +133,10 @@ QString estimateText(const RunEstimate& e)
     const auto count = [](int n, const char* one, const char* many) {
         return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
     };
-    const QString text = count(e.configurations, "configuration", "configurations") + QStringLiteral(" × ")
-        + count(e.arms, "arm", "arms");
+    const QString text
+        = (e.probes > 0 ? QStringLiteral("a search of at most %1").arg(count(e.probes, "probe", "probes"))
+                        : count(e.configurations, "configuration", "configurations"))
+        + QStringLiteral(" × ") + count(e.arms, "arm", "arms");
     QString time;
     if (e.seconds < 90)
         time = QStringLiteral("%1 s").arg(std::lround(e.seconds));
@@ -144,7 +159,7 @@ QString estimateAssumptions(double tpotMs)
         "waves of min(concurrency, max_num_seqs) requests, each wave max_tokens × %1 ms (a nominal time per "
         "output token; knobscope-sim's models run at 16-28 ms, a real server's may differ severalfold); an open "
         "loop takes requests ÷ rate; a trace arm its recorded schedule ÷ speed; duration_s caps either. Repeats and "
-        "sweep steps multiply. Not counted: "
+        "sweep steps multiply; a search counts its whole budget of probes (it may stop sooner). Not counted: "
         "server starts, prefill, client overhead. \"unknown\": an automatic sweep without duration_s (its rates "
         "come from the server), a length distribution without a mean, a probe file (its size is read at the run).")
         .arg(tpotMs);

@@ -10,6 +10,7 @@ namespace ks {
 /// editor shows under the configurations ("10 configurations × 3 arms, about 35 min").
 struct RunEstimate {
     int configurations = 0; ///< after grid expansion
+    int probes = 0; ///< a search's budget (each probe the one configuration); 0 without a search
     int arms = 0;
     double seconds = 0; ///< the part that could be estimated
     QStringList unknown; ///< arms (and "probes") whose time the spec does not tell

@@ -76,6 +76,7 @@ public:
     void setBaselineFile(const QString& path);
 
     LivePage* livePage() const { return m_live; }
+    ExperimentEditor* editor() const { return m_editor; }
     ExperimentDocument* document() const { return m_document; }
     QTabWidget* pages() const { return m_pages; }
     RunController* controller() const { return m_controller; }
