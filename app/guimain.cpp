@@ -1,8 +1,8 @@
 #include "commands.h"
 
+#include "editor/experimenteditor.h"
 #include "pages/comparepage.h"
 #include "pages/livepage.h"
-#include "editor/experimenteditor.h"
 #include "window/mainwindow.h"
 #include "window/uiprofile.h"
 
@@ -17,8 +17,8 @@
 
 namespace {
 
-/// `--shot PAGE:WHEN:FILE`: grab the window showing PAGE (live, live-knob, compare,
-/// compare-range, drift, log; live-search: the Live page with the editor scrolled to its search) WHEN
+/// `--shot PAGE:WHEN:FILE`: grab the window showing PAGE (live, live-knob: scrolled to the knob chart or search
+/// heatmap, compare, compare-range, drift, log; live-search: the Live page with the editor scrolled to its search) WHEN
 /// seconds after start, or at "end" of the run; packaging/screenshot uses it.
 struct Shot {
     int page = 0;

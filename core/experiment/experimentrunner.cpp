@@ -448,8 +448,10 @@ void ExperimentRunner::finishExperiment()
         return;
     }
     writeStoppedRound();
-    if (const nlohmann::json search = m_search ? m_search->takeLine(m_stopRequested) : nullptr; !search.is_null())
+    if (const nlohmann::json search = m_search ? m_search->takeLine(m_stopRequested) : nullptr; !search.is_null()) {
         m_writer.write(search); // once, before the file closes
+        emit searchEnded(search);
+    }
     if (!m_writer.close() && m_writer.failed() && !m_writeFailed) {
         m_writeFailed = true; // the last lines did not get out
         m_problems.prepend(m_writer.error());

@@ -172,6 +172,10 @@ void JsonlReplay::handleLine(const QByteArray& raw)
         flush();
         emit searchProbeRead(j);
         break;
+    case RunLine::Kind::Search:
+        flush();
+        emit searchRead(j);
+        break;
     default:
         break;
     }

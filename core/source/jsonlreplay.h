@@ -46,6 +46,8 @@ signals:
     void roundRead(const nlohmann::json& line);
     /// A `search_probe` line (a search over several knobs), cleaned by the reader.
     void searchProbeRead(const nlohmann::json& line);
+    /// A search's closing `search` line, cleaned by the reader.
+    void searchRead(const nlohmann::json& line);
     /// A scrape of the server's metrics (-1: the server did not report it).
     void serverSampled(const QString& run, qint64 tUs, double running, double waiting, double kvCacheUsage);
     /// A scrape's speculative-decoding figures (a `server` line's `spec_decode`).

@@ -43,6 +43,7 @@ ReplayFeed::ReplayFeed(QString path, double speed, QObject* parent)
     connect(&m_replay, &JsonlReplay::roundRead, this,
         [this](const nlohmann::json& line) { emit roundDecided(roundDecisionFromLine(line)); });
     connect(&m_replay, &JsonlReplay::searchProbeRead, this, &RunSource::searchProbed);
+    connect(&m_replay, &JsonlReplay::searchRead, this, &RunSource::searchEnded);
     connect(&m_replay, &JsonlReplay::serverEventRead, this,
         [this](const QString&, const QString& event, const QString& detail) {
             emit serverLine(

@@ -75,6 +75,9 @@ signals:
     /// A probe of a search over several knobs has ended: its `search_probe` line (docs/formats.md), live as the
     /// runner writes it or read from a file.
     void searchProbed(const nlohmann::json& line);
+    /// A search has ended: its closing `search` line (the recommendation, the plateau, every probe), live as the
+    /// runner writes it or read from a file.
+    void searchEnded(const nlohmann::json& line);
     /// Server output and lifecycle events, as the Log page shows them.
     void serverLine(const QString& line);
     /// A line of a file the source could not use; it goes on.

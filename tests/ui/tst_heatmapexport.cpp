@@ -142,6 +142,19 @@ private slots:
         }
         QCOMPARE(tops, 1);
         QCOMPARE(recommended, 0);
+        // A closing line of another search changes nothing; this search's rings the recommendation.
+        json other = searchLine();
+        other["knobs"][0]["name"] = "ctx_size";
+        panel.finish(other);
+        QVERIFY(panel.soFar()["best"].is_null());
+        panel.finish(searchLine());
+        recommended = 0;
+        for (const HeatmapProbe& p : panel.plot()->heatmap().probes)
+            recommended += p.recommended;
+        QCOMPARE(recommended, 1);
+        QCOMPARE(panel.plot()->heatmap().probes.size(), lines.size());
+        panel.addProbe(lines[0]); // a probe line after the end is not counted twice
+        QCOMPARE(panel.plot()->heatmap().probes.size(), lines.size());
         // Another experiment, without a search over several knobs: the panel goes.
         panel.setExperiment({ { "type", "experiment" }, { "spec", { { "name", "plain" } } } });
         QVERIFY(panel.isHidden());

@@ -482,7 +482,10 @@ void LivePage::showKnobRange(const LoadedRunFile& soFar)
 
 void LivePage::revealKnobChart()
 {
-    if (m_knob->isVisible())
+    // A search over several knobs draws its heatmap below the knob chart: that is the one to show.
+    if (m_searchPanel->isVisible())
+        m_chartScroll->ensureWidgetVisible(m_searchPanel, 0, 0);
+    else if (m_knob->isVisible())
         m_chartScroll->ensureWidgetVisible(m_knob, 0, 0);
 }
 

@@ -75,7 +75,7 @@ public:
     /// The heatmap of a search over several knobs, shown when the experiment is one.
     LiveSearchPanel* searchPanel() const { return m_searchPanel; }
     void showKnobRange(const LoadedRunFile& soFar);
-    /// Scrolls the charts so the knob chart shows, when it does (--shot live-knob:...).
+    /// Scrolls the charts to the search heatmap, else the knob chart, when one shows (--shot live-knob:...).
     void revealKnobChart();
     /// The x of a snapshot of `run` taken `atS` seconds into that run.
     double xOf(const QString& run, double atS) const { return m_offsets.value(run) + atS; }

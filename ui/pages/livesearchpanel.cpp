@@ -5,6 +5,9 @@
 
 #include <QVBoxLayout>
 
+#include <string>
+#include <vector>
+
 namespace ks {
 
 namespace {
@@ -27,6 +30,7 @@ LiveSearchPanel::LiveSearchPanel(QWidget* parent)
 void LiveSearchPanel::clear()
 {
     m_line = nullptr;
+    m_ended = false;
     m_name.clear();
     hide();
 }
@@ -63,7 +67,7 @@ void LiveSearchPanel::setExperiment(const json& experimentLine)
 
 void LiveSearchPanel::addProbe(const json& line)
 {
-    if (!m_line.is_object() || !line.is_object())
+    if (!m_line.is_object() || !line.is_object() || m_ended)
         return;
     json probe = line;
     probe.erase("type");
@@ -83,16 +87,37 @@ void LiveSearchPanel::addProbe(const json& line)
     redraw();
 }
 
+void LiveSearchPanel::finish(const json& searchLine)
+{
+    // Only the search this panel was set up for: its closing line names the same knobs.
+    const auto names = [](const json& line) {
+        std::vector<std::string> out;
+        for (const json& k : line.value("knobs", json::array()))
+            out.push_back(k.is_object() ? k.value("name", std::string()) : std::string());
+        return out;
+    };
+    if (!m_line.is_object() || !searchLine.is_object() || !searchLine.value("knobs", json()).is_array()
+        || names(searchLine) != names(m_line))
+        return;
+    m_line = searchLine;
+    m_ended = true;
+    redraw();
+}
+
 void LiveSearchPanel::redraw()
 {
     QString error;
     const auto map = searchHeatmap(m_line, {}, {}, &error);
     if (!map)
         return;
-    m_plot->setHeatmap(tr("%1 · %2 over %3 and %4 (%n probe(s) so far; the recommendation when the search ends)",
-                           nullptr, int(map->probes.size()))
-                           .arg(m_name, map->metric, map->xKnob, map->yKnob),
-        *map);
+    const int probes = int(map->probes.size());
+    const QString heading = m_ended
+        ? tr("%1 · %2 over %3 and %4\n%n probe(s); the search has ended (stopped: %5)", nullptr, probes)
+              .arg(m_name, map->metric, map->xKnob, map->yKnob,
+                  QString::fromStdString(m_line.value("stop", std::string("?"))))
+        : tr("%1 · %2 over %3 and %4\n%n probe(s) so far; the recommendation when the search ends", nullptr, probes)
+              .arg(m_name, map->metric, map->xKnob, map->yKnob);
+    m_plot->setHeatmap(heading, *map);
     m_plot->replot();
 }
 

@@ -12,7 +12,7 @@ class HeatmapPlot;
 /// time as each `search_probe` line arrives (live or replayed): the knobs'
 /// ranges come from the experiment line's spec, the figures from the probes.
 /// The highest-scoring probe so far is starred; the recommendation and the
-/// plateau are the search's to say when it ends (the Compare page shows them).
+/// plateau are the search's to say when it ends, from its closing line.
 /// Hidden unless the experiment is such a search.
 class LiveSearchPanel : public QWidget {
     Q_OBJECT
@@ -22,6 +22,8 @@ public:
     /// From the experiment's first line; hides the panel unless its spec searches several knobs.
     void setExperiment(const nlohmann::json& experimentLine);
     void addProbe(const nlohmann::json& line);
+    /// The search's closing line: the heatmap then rings the recommendation and boxes the plateau.
+    void finish(const nlohmann::json& searchLine);
     void clear();
     HeatmapPlot* plot() const { return m_plot; }
     /// The search line so far, as the heatmap reads it.
@@ -33,6 +35,7 @@ private:
     HeatmapPlot* m_plot;
     nlohmann::json m_line; ///< a `search` line made of the spec's knobs and the probes so far
     QString m_name;
+    bool m_ended = false; ///< the closing line has come
 };
 
 } // namespace ks

@@ -163,6 +163,7 @@ void MainWindow::connectSource(RunSource* source)
     connect(source, &RunSource::experimentStarted, m_live->searchPanel(),
         [this](const ExperimentInfo& info) { m_live->searchPanel()->setExperiment(info.line); });
     connect(source, &RunSource::searchProbed, m_live->searchPanel(), &LiveSearchPanel::addProbe);
+    connect(source, &RunSource::searchEnded, m_live->searchPanel(), &LiveSearchPanel::finish);
     connect(source, &RunSource::serverLine, this, [this](const QString& line) { log(line); });
 }
 
