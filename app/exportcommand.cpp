@@ -1,14 +1,16 @@
 // knobscope export: the dashboard's charts and tables, written headless
-// (offscreen) for scripts and CI.
+// (offscreen) for scripts and CI by the chart layer the pages draw with (no
+// page is built; the charts are widgets, so a QApplication still is).
 #include "commands.h"
 #include "loadflags.h"
 
-#include "charts/barchart.h"
+#include "charts/comparecharts.h"
+#include "charts/driftcountschart.h"
 #include "charts/heatmapexport.h"
+#include "charts/knobrangecharts.h"
 #include "feeds/runfileloader.h"
-#include "pages/comparepage.h"
-#include "pages/driftpage.h"
-#include "pages/knobrangepanel.h"
+#include "report/comparereport.h"
+#include "report/htmlreport.h"
 #include "report/liveexport.h"
 
 #include <QApplication>
@@ -152,8 +154,6 @@ int exportMain(int argc, char** argv)
     }
 
     ks::RunFileLoader loader;
-    ks::ComparePage compare(&loader);
-    ks::DriftPage drift;
     QEventLoop wait;
     std::shared_ptr<const ks::LoadedRunFile> result;
     const bool needIntervals = parser.isSet(QStringLiteral("table")) || parser.isSet(QStringLiteral("report"))
@@ -173,35 +173,28 @@ int exportMain(int argc, char** argv)
     printReadIssues("knobscope export", result->file->issues);
     if (!result->calibrationNote.isEmpty())
         std::fprintf(stderr, "knobscope export: note: %s\n", qPrintable(result->calibrationNote));
-    compare.setResult(result);
-    drift.setResult(result);
 
     QString error;
     bool ok = true;
     if (parser.isSet(QStringLiteral("report")))
-        ok = compare.exportReport(parser.value(QStringLiteral("report")), &error);
+        ok = ks::writeCompareReport(*result, parser.value(QStringLiteral("report")), &error);
     if (ok && wantsHtml)
-        ok = compare.exportHtmlReport(parser.value(QStringLiteral("html")), &error);
+        ok = ks::writeHtmlReport(*result, parser.value(QStringLiteral("html")), &error);
     if (ok && parser.isSet(QStringLiteral("table")))
-        ok = compare.exportTable(parser.value(QStringLiteral("table")), &error);
+        ok = ks::writeCompareTable(result->compare, parser.value(QStringLiteral("table")), &error);
     if (ok && wantsChart) {
         const QString points = parser.value(QStringLiteral("points"));
         if (chart.startsWith(QLatin1String("knob:"))) {
-            ok = compare.knobRange()->exportKnob(
-                chart.mid(5), parser.value(QStringLiteral("metric")), out, points, size, &error);
+            ok = ks::exportKnobChart(
+                *result, chart.mid(5), parser.value(QStringLiteral("metric")), out, points, size, &error);
         } else if (chart == QLatin1String("pareto")) {
-            ok = compare.knobRange()->exportPareto(paretoY, out, points, size, &error);
+            ok = ks::exportParetoChart(*result, paretoY, out, points, size, &error);
         } else if (chart == QLatin1String("drift")) {
-            if (!result->hasProbes) {
-                error = QStringLiteral("%1 has no probe passes to chart").arg(positional[1]);
-                ok = false;
-            } else {
-                ok = ks::exportChart(*drift.counts(), out, size, &error);
-            }
+            ok = ks::exportDriftCounts(*result, out, size, &error);
         } else {
             QString arm = parser.value(QStringLiteral("arm"));
             if (arm.isEmpty()) {
-                arm = compare.arms().value(0);
+                arm = ks::comparedArms(*result).value(0);
                 if (chart == QLatin1String("knee")) // the first sweep arm
                     for (const nlohmann::json& a : result->compare)
                         if (a.contains("sweep")) {
@@ -209,7 +202,7 @@ int exportMain(int argc, char** argv)
                             break;
                         }
             }
-            ok = compare.exportChart(chart, arm, out, size, &error);
+            ok = ks::exportCompareChart(*result, chart, arm, out, size, &error);
         }
     }
     if (!ok) {

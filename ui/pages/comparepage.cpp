@@ -3,18 +3,20 @@
 #include "charts/barchart.h"
 #include "charts/cdfplot.h"
 #include "charts/chartstyle.h"
+#include "charts/comparecharts.h"
+#include "charts/comparemetrics.h"
 #include "charts/kneeplot.h"
 #include "compare/compareformat.h"
 #include "compare/diagnosis.h"
 #include "compare/searchreport.h"
 #include "compare/sweepcompare.h"
 #include "compareintervals.h"
-#include "comparemetrics.h"
 #include "feeds/runfileloader.h"
 #include "knobrangepanel.h"
 #include "models/comparetablemodel.h"
 #include "pages/scrollinglabel.h"
 #include "report/compareexport.h"
+#include "report/comparereport.h"
 #include "report/htmlreport.h"
 
 #include <QCheckBox>
@@ -37,22 +39,6 @@ struct Metric {
 };
 const Metric kMetrics[] = { { "ttft_ms", "TTFT" }, { "tpot_ms", "TPOT" }, { "itl_ms", "ITL" }, { "e2e_ms", "E2E" },
     { "throughput", "Throughput" } };
-
-const nlohmann::json* armOf(const nlohmann::json& compare, const QString& arm)
-{
-    for (const nlohmann::json& a : compare) {
-        if (a.value("arm", std::string()) == arm.toStdString())
-            return &a;
-    }
-    return nullptr;
-}
-
-// A configuration that ran another workload than the baseline says so wherever it is named.
-QString configLegend(const nlohmann::json& config)
-{
-    return QString::fromStdString(config["config"].get<std::string>())
-        + (config.value("workload_differs", false) ? ComparePage::tr(" (different workload)") : QString());
-}
 
 // A sweep arm's table: one row per step and configuration, from the steps'
 // own entries (ratios against the baseline at the same step), labelled
@@ -183,11 +169,7 @@ ComparePage::ComparePage(RunFileLoader* loader, QWidget* parent)
 
 QStringList ComparePage::arms() const
 {
-    QStringList out;
-    if (m_result)
-        for (const nlohmann::json& a : m_result->compare)
-            out << QString::fromStdString(a.value("arm", std::string()));
-    return out;
+    return m_result ? comparedArms(*m_result) : QStringList();
 }
 
 void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
@@ -251,7 +233,7 @@ void ComparePage::refresh()
 {
     if (!m_result)
         return;
-    const nlohmann::json* arm = armOf(m_result->compare, m_arm->currentText());
+    const nlohmann::json* arm = comparedArm(m_result->compare, m_arm->currentText());
     if (!arm) {
         m_model->setArm(nullptr);
         m_intervals->clear();
@@ -303,165 +285,27 @@ void ComparePage::showIntervals(const nlohmann::json& arm)
     m_intervals->setStyleSheet(armHasUnsettled(arm) ? QStringLiteral("color: #c87800;") : QString());
 }
 
-bool ComparePage::showKnee(const QString& armName)
+bool ComparePage::showKnee(const QString& arm)
 {
-    const nlohmann::json* arm = m_result ? armOf(m_result->compare, armName) : nullptr;
-    if (arm && !arm->contains("sweep") && arm->contains("sweep_arm")) // a step: chart its sweep
-        arm = armOf(m_result->compare, QString::fromStdString((*arm)["sweep_arm"].get<std::string>()));
-    if (!arm || !arm->contains("sweep"))
-        return false;
-    const nlohmann::json& sweep = (*arm)["sweep"];
-    const bool overRate = sweep.value("over", std::string("rate")) == "rate";
-    Slo slo;
-    const nlohmann::json sloJson = arm->value("slo", nlohmann::json::object());
-    slo.ttftMs = sloJson.value("ttft_ms", 0.0);
-    slo.tpotMs = sloJson.value("tpot_ms", 0.0);
-    const QString name = QString::fromStdString((*arm)["arm"].get<std::string>());
-    m_knee->reset(chartTitle(name, overRate ? tr("knee over rate") : tr("knee over concurrency")), overRate, slo);
-    // The points as compare recomputed them, so chart and table agree.
-    int index = 0;
-    const nlohmann::json configs = sweep.value("configs", nlohmann::json::array());
-    const nlohmann::json points = sweep.value("points", nlohmann::json::object());
-    for (const auto& config : configs) {
-        const QString label = QString::fromStdString(config.get<std::string>());
-        const nlohmann::json list = points.value(config.get<std::string>(), nlohmann::json::array());
-        for (const auto& p : list) {
-            SweepPoint point;
-            point.config = label;
-            point.run = QString::fromStdString(p.value("run", std::string()));
-            point.step = QString::fromStdString(p.value("step", std::string()));
-            if (p["value"].is_number())
-                point.value = p["value"].get<double>();
-            point.repeat = p.value("repeat", 1);
-            point.achievedReqPerS = p.value("achieved_req_per_s", 0.0);
-            auto ms = [&](const char* key) { return p[key].is_number() ? p[key].get<double>() : -1.0; };
-            point.ttftP50 = ms("ttft_p50_ms");
-            point.ttftP99 = ms("ttft_p99_ms");
-            point.tpotP50 = ms("tpot_p50_ms");
-            point.tpotP99 = ms("tpot_p99_ms");
-            point.verdict.meetsSlo = p.value("meets_slo", true);
-            point.verdict.keptUp = p.value("kept_up", true);
-            m_knee->addPoint(point, configColor(index));
-        }
-        ++index;
-    }
-    m_knee->replot();
-    return true;
+    return m_result && drawKnee(*m_knee, *m_result, arm);
 }
 
-QString ComparePage::chartTitle(const QString& arm, const QString& what) const
+void ComparePage::showMetric(const QString& arm, const QString& key)
 {
-    const QString name
-        = m_result && m_result->file ? m_result->file->experimentName(tr("experiment")) : tr("experiment");
-    QStringList configs;
-    const nlohmann::json* a = m_result ? armOf(m_result->compare, arm) : nullptr;
-    if (a) {
-        for (const nlohmann::json& c : (*a)["configs"])
-            configs << QString::fromStdString(c["config"].get<std::string>());
-        if (a->contains("sweep")) // a sweep's entry names its configurations there
-            for (const nlohmann::json& c : (*a)["sweep"].value("configs", nlohmann::json::array()))
-                configs << QString::fromStdString(c.get<std::string>());
-    }
-    const bool differ = a && a->value("different_workloads", false);
-    return QStringLiteral("%1 · %2 · %3 · %4%5")
-        .arg(
-            name, arm, what, configs.join(QStringLiteral(" vs ")), differ ? tr(" · ⚠ different workloads") : QString());
-}
-
-void ComparePage::showMetric(const QString& armName, const QString& key)
-{
-    const nlohmann::json* arm = m_result ? armOf(m_result->compare, armName) : nullptr;
-    if (!arm)
+    if (!m_result)
         return;
-    QVector<BarChart::Set> sets;
-    int index = 0;
-    const bool throughput = key == QLatin1String("throughput");
-    const QString title
-        = throughput ? tr("throughput (requests/s)") : tr("%1 (ms)").arg(key.section(QLatin1Char('_'), 0, 0).toUpper());
-    const MetricBars extra = isReasoningMetric(key) ? reasoningBars(*arm, key) : MetricBars();
-    for (const nlohmann::json& c : (*arm)["configs"]) {
-        BarChart::Set set;
-        set.name = configLegend(c);
-        set.color = configColor(index++);
-        if (!extra.categories.isEmpty()) {
-            set.values = extra.values.value(index - 1);
-        } else if (throughput) {
-            set.values = { c.value("req_per_s", 0.0), c.value("goodput_req_per_s", 0.0) };
-        } else if (c[key.toStdString()].is_object()) {
-            const nlohmann::json& m = c[key.toStdString()];
-            set.values = { m.value("p50", 0.0), m.value("p95", 0.0), m.value("p99", 0.0) };
-        } else {
-            set.values = { 0, 0, 0 };
-        }
-        sets << set;
-    }
-    m_bars->setData(chartTitle(armName, extra.categories.isEmpty() ? title : extra.what),
-        !extra.categories.isEmpty() ? extra.categories
-            : throughput            ? QStringList { tr("req/s"), tr("goodput req/s") }
-                         : QStringList { QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99") },
-        sets,
-        !extra.categories.isEmpty() ? extra.yLabel
-            : throughput            ? tr("requests/s")
-                                    : tr("ms"));
-    const QString metric = key == QLatin1String("itl-no-tools") ? tr("ITL without tool deltas")
-                                                                : key.section(QLatin1Char('_'), 0, 0).toUpper();
-    m_cdf->clear(chartTitle(armName, tr("%1 CDF").arg(metric)), tr("%1 (ms)").arg(metric));
-    const bool perRequest = !extra.categories.isEmpty() && key != QLatin1String("itl-no-tools"); // no distribution
-    if (!throughput && !perRequest && m_result->file) {
-        int i = 0;
-        for (const nlohmann::json& c : (*arm)["configs"]) {
-            const std::string run = c.value("run", std::string());
-            for (const RunData& r : m_result->file->runs)
-                if (r.run.toStdString() == run)
-                    m_cdf->addCurve(configLegend(c), configColor(i), metricValuesOf(r, key));
-            ++i;
-        }
-    }
-    m_cdf->replot();
+    drawMetricBars(*m_bars, *m_result, arm, key);
+    drawMetricCdf(*m_cdf, *m_result, arm, key);
 }
 
 bool ComparePage::exportChart(
-    const QString& chart, const QString& arm, const QString& path, const QSize& size, QString* error)
+    const QString& chart, const QString& arm, const QString& path, const QSize& size, QString* error) const
 {
-    if (!m_result || !armOf(m_result->compare, arm)) {
-        *error = tr("no arm \"%1\" to export (arms: %2)").arg(arm, arms().join(QStringLiteral(", ")));
+    if (!m_result) {
+        *error = tr("no arm \"%1\" to export (arms: %2)").arg(arm, QString());
         return false;
     }
-    if (chart == QLatin1String("knee")) {
-        if (!showKnee(arm)) {
-            QStringList sweeps;
-            for (const nlohmann::json& a : m_result->compare)
-                if (a.contains("sweep"))
-                    sweeps << QString::fromStdString(a["arm"].get<std::string>());
-            *error = sweeps.isEmpty()
-                ? tr("no sweep arm to chart a knee for")
-                : tr("arm \"%1\" is no sweep (sweep arms: %2)").arg(arm, sweeps.join(QStringLiteral(", ")));
-            return false;
-        }
-        const bool ok = ks::exportChart(*m_knee, path, size, error);
-        refresh();
-        return ok;
-    }
-    const bool cdf = chart.startsWith(QLatin1String("cdf-"));
-    const QString metric = cdf ? chart.mid(4) : chart;
-    const QString key
-        = metric == QLatin1String("throughput") || isReasoningMetric(metric) ? metric : metric + QStringLiteral("_ms");
-    if (isReasoningMetric(metric) && m_metric->findData(key) < 0) {
-        *error = tr("%1 has no figures for chart \"%2\" (no request with reasoning or tool calls)")
-                     .arg(m_result->path, chart);
-        return false;
-    }
-    const bool hasCdf = key.endsWith(QLatin1String("_ms")) || key == QLatin1String("itl-no-tools");
-    if (m_metric->findData(key) < 0 || (cdf && !hasCdf)) {
-        *error = tr("unknown chart \"%1\" (ttft, tpot, itl, e2e, throughput, reasoning, tool-calls, itl-no-tools, or "
-                    "cdf-ttft and so on)")
-                     .arg(chart);
-        return false;
-    }
-    showMetric(arm, key);
-    const bool ok = cdf ? ks::exportChart(*m_cdf, path, size, error) : ks::exportChart(*m_bars, path, size, error);
-    refresh(); // back to what the page showed
-    return ok;
+    return exportCompareChart(*m_result, chart, arm, path, size, error);
 }
 
 bool ComparePage::exportTable(const QString& path, QString* error) const
@@ -473,22 +317,22 @@ bool ComparePage::exportTable(const QString& path, QString* error) const
     return writeCompareTable(m_result->compare, path, error);
 }
 
-bool ComparePage::exportReport(const QString& directory, QString* error)
+bool ComparePage::exportReport(const QString& directory, QString* error) const
 {
-    if (!m_result || m_result->compare.empty()) {
+    if (!m_result) {
         *error = tr("nothing to export: no load arms");
         return false;
     }
-    return writeCompareReport(*this, *m_result, directory, error);
+    return writeCompareReport(*m_result, directory, error);
 }
 
-bool ComparePage::exportHtmlReport(const QString& path, QString* error)
+bool ComparePage::exportHtmlReport(const QString& path, QString* error) const
 {
-    if (!m_result || m_result->compare.empty()) {
+    if (!m_result) {
         *error = tr("nothing to export: no load arms");
         return false;
     }
-    return writeHtmlReport(*this, *m_result, path, error);
+    return writeHtmlReport(*m_result, path, error);
 }
 
 void ComparePage::showKnobRange()

@@ -38,14 +38,15 @@ public:
     /// ttft_ms, tpot_ms, itl_ms, e2e_ms, throughput; reasoning, tool-calls, itl-no-tools where the file has them
     void selectMetric(const QString& key);
 
-    /// Writes one chart: `chart` is ttft|tpot|itl|e2e|throughput|reasoning|tool-calls|itl-no-tools (bars),
-    /// cdf-ttft|cdf-tpot|...|cdf-itl-no-tools, or knee
-    /// (a sweep arm, or any of its steps).
-    bool exportChart(const QString& chart, const QString& arm, const QString& path, const QSize& size, QString* error);
+    /// The chart layer's exports (charts/comparecharts.h, report/comparereport.h, report/htmlreport.h) for
+    /// the file shown. Writes one chart: `chart` is ttft|tpot|itl|e2e|throughput|reasoning|tool-calls|itl-no-tools
+    /// (bars), cdf-ttft|cdf-tpot|...|cdf-itl-no-tools, or knee (a sweep arm, or any of its steps).
+    bool exportChart(
+        const QString& chart, const QString& arm, const QString& path, const QSize& size, QString* error) const;
     /// Every chart of every arm (PNG and SVG), the tables (CSV, Markdown) and an index.md.
-    bool exportReport(const QString& directory, QString* error);
+    bool exportReport(const QString& directory, QString* error) const;
     /// The same report as one self-contained HTML file (htmlreport.h).
-    bool exportHtmlReport(const QString& path, QString* error);
+    bool exportHtmlReport(const QString& path, QString* error) const;
     bool exportTable(const QString& path, QString* error) const;
     QStringList arms() const;
     BarChart* bars() const { return m_bars; }
@@ -61,7 +62,6 @@ public:
 
 private:
     void refresh();
-    QString chartTitle(const QString& arm, const QString& what) const;
     void showMetric(const QString& arm, const QString& key);
     /// Fills the knee chart from a sweep arm's entry; false when `arm` is no sweep (nor a step of one).
     bool showKnee(const QString& arm);

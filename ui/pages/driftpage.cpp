@@ -1,7 +1,7 @@
 #include "driftpage.h"
 
 #include "charts/barchart.h"
-#include "charts/chartstyle.h"
+#include "charts/driftcountschart.h"
 #include "feeds/runfileloader.h"
 #include "models/driftmatrixmodel.h"
 
@@ -131,7 +131,7 @@ void DriftPage::setResult(std::shared_ptr<const LoadedRunFile> result)
 {
     if (!result || !result->hasProbes) {
         m_model->setReport({});
-        m_bars->setData(QString(), {}, {}, QString());
+        m_bars->setData(QString(), {}, {}, QString()); // no file, or one without probe passes
         m_summary->setText(tr("This run file has no probe passes."));
         return;
     }
@@ -143,8 +143,6 @@ void DriftPage::setResult(std::shared_ptr<const LoadedRunFile> result)
                        .arg(QString::fromStdString(report.set.value("set", std::string("?"))),
                            QString::fromStdString(report.set.value("set_version", std::string("?"))))
                        .arg(report.probes.size());
-    QVector<BarChart::Set> sets;
-    int index = 0;
     for (const ConfigDrift& c : report.configs) {
         html += QStringLiteral("<tr><td>%1 (%2)</td><td align='center'>%3</td><td align='center'>%4</td><td "
                                "align='center'>%5</td><td align='center'><b>%6 of %7</b></td></tr>")
@@ -154,17 +152,11 @@ void DriftPage::setResult(std::shared_ptr<const LoadedRunFile> result)
                     .arg(c.isReference ? tr("ref") : QString::number(c.acrossConfig.size()))
                     .arg(c.mismatches.size())
                     .arg(c.probes);
-        sets << BarChart::Set { c.config, configColor(index++),
-            { double(c.withinRun.size()), double(c.acrossRestart.size()), double(c.acrossConfig.size()),
-                double(c.mismatches.size()) } };
     }
     for (const QString& problem : report.problems)
         html += QStringLiteral("<p style='color:#c0392b'>%1</p>").arg(problem.toHtmlEscaped());
     m_summary->setText(html + QStringLiteral("</table>"));
-    m_bars->setData(QStringLiteral("%1 · drift at temperature 0 · probes changed (of %2)")
-                        .arg(result->file->experimentName(QStringLiteral("experiment")))
-                        .arg(report.probes.size()),
-        { tr("within"), tr("restart"), tr("config"), tr("any") }, sets, tr("probes changed"));
+    drawDriftCounts(*m_bars, *result);
     m_reference->clear();
     m_changed->clear();
     m_where->setText(tr("Select a ≠ cell to see where the output parts from the reference."));

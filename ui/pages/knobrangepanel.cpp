@@ -2,51 +2,19 @@
 
 #include "charts/heatmapplot.h"
 #include "charts/knobplot.h"
+#include "charts/knobrangecharts.h"
 #include "charts/paretoplot.h"
 #include "compare/knobresponse.h"
 #include "compare/searchheatmap.h"
 #include "feeds/runfileloader.h"
 
 #include <QComboBox>
-#include <QFile>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
-#include <set>
-
 namespace ks {
-
-namespace {
-
-// Probe outputs that changed per configuration (any of the drift checks), for the "drift" metric.
-std::map<QString, int> driftCounts(const LoadedRunFile& result)
-{
-    std::map<QString, int> out;
-    if (!result.hasProbes)
-        return out;
-    for (const ConfigDrift& c : result.drift.configs) {
-        std::set<QString> changed;
-        for (const QStringList* list : { &c.withinRun, &c.acrossRestart, &c.acrossConfig, &c.mismatches })
-            changed.insert(list->begin(), list->end());
-        out[c.config] = int(changed.size());
-    }
-    return out;
-}
-
-bool writePoints(const nlohmann::json& points, const QString& path, QString* error)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        *error = KnobRangePanel::tr("cannot write %1: %2").arg(path, f.errorString());
-        return false;
-    }
-    f.write(QByteArray::fromStdString(points.dump(2) + '\n'));
-    return true;
-}
-
-} // namespace
 
 KnobRangePanel::KnobRangePanel(QWidget* parent)
     : QWidget(parent)
@@ -135,7 +103,7 @@ void KnobRangePanel::setResult(std::shared_ptr<const LoadedRunFile> result)
 
 bool KnobRangePanel::hasHeatmap() const
 {
-    return m_result && m_result->file && searchKnobNames(m_result->file->search).size() >= 2;
+    return m_result && hasSearchHeatmap(*m_result);
 }
 
 bool KnobRangePanel::showHeatmap(QString* error)
@@ -147,22 +115,19 @@ bool KnobRangePanel::showHeatmap(QString* error)
     const auto map = searchHeatmap(m_result->file->search, m_heatX->currentText(), m_heatY->currentText(), error);
     if (!map)
         return false;
-    m_heatmapPlot->setHeatmap(title(tr("%1 over %2 and %3").arg(map->metric, map->xKnob, map->yKnob)), *map);
+    m_heatmapPlot->setHeatmap(
+        knobRangeTitle(*m_result, tr("%1 over %2 and %3").arg(map->metric, map->xKnob, map->yKnob)), *map);
     return true;
 }
 
 bool KnobRangePanel::hasKnobChart() const
 {
-    return m_result && !varyingKnobs(m_result->compare).isEmpty();
+    return m_result && ks::hasKnobChart(*m_result);
 }
 
 bool KnobRangePanel::hasPareto() const
 {
-    return m_result
-        && paretoChart(m_result->compare, m_result->file ? m_result->file->environment() : nlohmann::json(),
-               ParetoY::TokensPerUser)
-               .points.size()
-        >= 2;
+    return m_result && hasParetoChart(*m_result);
 }
 
 void KnobRangePanel::refresh()
@@ -205,61 +170,18 @@ void KnobRangePanel::refresh()
     m_knobPlot->replot();
 }
 
-QString KnobRangePanel::title(const QString& what) const
-{
-    const QString name
-        = m_result && m_result->file ? m_result->file->experimentName(tr("experiment")) : tr("experiment");
-    return QStringLiteral("%1 · %2").arg(name, what);
-}
-
 bool KnobRangePanel::showKnob(const QString& knob, const QString& metric, QString* error)
 {
-    if (!m_result)
-        return false;
-    KnobResponse response;
-    const std::map<QString, int> drift = driftCounts(*m_result);
-    if (!knobResponse(m_result->compare, knob, metric, &response, error, &drift))
-        return false;
-    m_knobPlot->setResponse(title(tr("%1 against %2").arg(response.metricTitle, knob)), response);
-    return true;
+    return m_result && drawKnobResponse(*m_knobPlot, *m_result, knob, metric, error);
 }
 
 void KnobRangePanel::showPareto(ParetoY y)
 {
-    const nlohmann::json environment = m_result && m_result->file ? m_result->file->environment() : nlohmann::json();
-    const ParetoChart chart = m_result ? paretoChart(m_result->compare, environment, y) : ParetoChart();
-    m_paretoPlot->setChart(
-        title(chart.yKind == ParetoY::TokensPerUser ? tr("Pareto front: speed per user against throughput")
-                                                    : tr("Pareto front: TTFT p99 against throughput")),
-        chart);
+    if (m_result)
+        drawPareto(*m_paretoPlot, *m_result, y);
+    else
+        m_paretoPlot->setChart(QString(), ParetoChart());
     m_paretoPlot->replot();
-}
-
-bool KnobRangePanel::exportKnob(const QString& knob, const QString& metric, const QString& path,
-    const QString& pointsPath, const QSize& size, QString* error)
-{
-    if (!showKnob(knob, metric, error))
-        return false;
-    bool ok = pointsPath.isEmpty() || writePoints(knobResponseJson(m_knobPlot->response()), pointsPath, error);
-    if (ok && !path.isEmpty())
-        ok = exportChart(*m_knobPlot, path, size, error);
-    refresh(); // back to what the panel showed
-    return ok;
-}
-
-bool KnobRangePanel::exportPareto(
-    ParetoY y, const QString& path, const QString& pointsPath, const QSize& size, QString* error)
-{
-    showPareto(y);
-    if (m_paretoPlot->chart().points.empty()) {
-        *error = tr("no configuration has both output tokens/s and the y figure: nothing to chart");
-        return false;
-    }
-    bool ok = pointsPath.isEmpty() || writePoints(paretoJson(m_paretoPlot->chart()), pointsPath, error);
-    if (ok && !path.isEmpty())
-        ok = exportChart(*m_paretoPlot, path, size, error);
-    refresh();
-    return ok;
 }
 
 } // namespace ks

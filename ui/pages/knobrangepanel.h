@@ -34,12 +34,6 @@ public:
     /// True when the file holds a search over several knobs.
     bool hasHeatmap() const;
 
-    /// Writes the knob chart for `knob` and `metric` to `path` (PNG/SVG/PDF; empty: none) and its
-    /// points to `pointsPath` (JSON; empty: none).
-    bool exportKnob(const QString& knob, const QString& metric, const QString& path, const QString& pointsPath,
-        const QSize& size, QString* error);
-    bool exportPareto(ParetoY y, const QString& path, const QString& pointsPath, const QSize& size, QString* error);
-
     std::shared_ptr<const LoadedRunFile> result() const { return m_result; }
     KnobPlot* knobPlot() const { return m_knobPlot; }
     ParetoPlot* paretoPlot() const { return m_paretoPlot; }
@@ -52,7 +46,6 @@ public:
 
 private:
     void refresh();
-    QString title(const QString& what) const;
 
     std::shared_ptr<const LoadedRunFile> m_result;
     QComboBox* m_chart;

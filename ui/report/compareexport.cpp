@@ -1,20 +1,12 @@
 #include "compareexport.h"
 
-#include "compare/compareformat.h"
-#include "feeds/runfileloader.h"
 #include "pages/comparepage.h"
 
 #include <QComboBox>
-#include <QDir>
-#include <QFile>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
 #include <QToolButton>
-
-#include <algorithm>
-#include <vector>
 
 namespace ks {
 
@@ -98,63 +90,6 @@ QList<QWidget*> createExportControls(ComparePage* page, const QComboBox* arm, co
             QMessageBox::warning(page, ComparePage::tr("Export failed"), error);
     });
     return { size, exportChartButton, exportTableButton, exportReportButton, exportHtmlButton };
-}
-
-bool writeCompareTable(const nlohmann::json& compare, const QString& path, QString* error)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        *error = ComparePage::tr("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    const QString text
-        = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive) ? compareCsv(compare) : compareMarkdown(compare);
-    file.write(text.toUtf8());
-    return true;
-}
-
-bool writeCompareReport(ComparePage& page, const LoadedRunFile& result, const QString& directory, QString* error)
-{
-    QDir dir(directory);
-    if (!dir.mkpath(QStringLiteral("."))) {
-        *error = ComparePage::tr("cannot create %1").arg(directory);
-        return false;
-    }
-    QString index
-        = QStringLiteral("# %1\n\nRun file: `%2`\n\n")
-              .arg(result.file->experimentName(QStringLiteral("experiment")), QFileInfo(result.path).fileName());
-    for (const QString& arm : page.arms()) {
-        index += QStringLiteral("## %1\n\n").arg(arm);
-        const auto entry = std::find_if(result.compare.begin(), result.compare.end(),
-            [&arm](const nlohmann::json& a) { return a.value("arm", std::string()) == arm.toStdString(); });
-        const bool sweep = entry != result.compare.end() && entry->contains("sweep");
-        const std::vector<const char*> charts = sweep
-            ? std::vector<const char*> { "knee" }
-            : std::vector<const char*> { "ttft", "tpot", "itl", "e2e", "throughput", "cdf-ttft", "cdf-e2e" };
-        for (const char* chart : charts) {
-            const QString base = QStringLiteral("%1-%2").arg(arm, QLatin1String(chart));
-            for (const char* format : { "png", "svg" }) {
-                if (!page.exportChart(QString::fromLatin1(chart), arm,
-                        dir.filePath(base + QLatin1Char('.') + QLatin1String(format)), QSize(1200, 750), error))
-                    return false;
-            }
-            index += QStringLiteral("![%1](%1.png) ([SVG](%1.svg))\n\n").arg(base);
-        }
-    }
-    if (!page.exportTable(dir.filePath(QStringLiteral("compare.md")), error)
-        || !page.exportTable(dir.filePath(QStringLiteral("compare.csv")), error))
-        return false;
-    QFile table(dir.filePath(QStringLiteral("compare.md")));
-    table.open(QIODevice::ReadOnly);
-    index += QStringLiteral("## Tables\n\n[compare.md](compare.md) · [compare.csv](compare.csv)\n\n")
-        + QString::fromUtf8(table.readAll());
-    QFile out(dir.filePath(QStringLiteral("index.md")));
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        *error = ComparePage::tr("cannot write %1").arg(out.fileName());
-        return false;
-    }
-    out.write(index.toUtf8());
-    return true;
 }
 
 } // namespace ks

@@ -1,17 +1,17 @@
 #include "htmlreport.h"
 
-#include "charts/barchart.h"
+#include "charts/comparecharts.h"
+#include "charts/driftcountschart.h"
 #include "charts/exportablechart.h"
 #include "charts/heatmapexport.h"
+#include "charts/knobrangecharts.h"
 #include "compare/knobresponse.h"
 #include "compare/searchreport.h"
 #include "feeds/runfileloader.h"
 #include "htmlreportsections.h"
-#include "pages/comparepage.h"
-#include "pages/driftpage.h"
-#include "pages/knobrangepanel.h"
 #include "telemetry/hostenvironment.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
 #include <QFont>
@@ -27,6 +27,11 @@
 namespace ks {
 
 namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("ComparePage", text);
+}
 
 // Drawn at this size, a chart's text is nearly as large as the page's in the
 // two-column grid; on a narrow screen the SVG shrinks and can be zoomed. The
@@ -151,7 +156,7 @@ public:
     bool ok(QString* error) const
     {
         if (!m_dir.isValid())
-            *error = ComparePage::tr("cannot create a temporary folder: %1").arg(m_dir.errorString());
+            *error = tr("cannot create a temporary folder: %1").arg(m_dir.errorString());
         return m_dir.isValid();
     }
 
@@ -165,12 +170,12 @@ public:
             return false;
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly)) {
-            *error = ComparePage::tr("cannot read back %1: %2").arg(path, file.errorString());
+            *error = tr("cannot read back %1: %2").arg(path, file.errorString());
             return false;
         }
         const QString svg = inlineSvg(file.readAll(), prefix, label);
         if (svg.isEmpty()) {
-            *error = ComparePage::tr("the chart \"%1\" came out without an <svg> element").arg(label);
+            *error = tr("the chart \"%1\" came out without an <svg> element").arg(label);
             return false;
         }
         *html += (wide ? QStringLiteral("<figure class=\"wide\">\n") : QStringLiteral("<figure>\n")) + svg
@@ -199,13 +204,13 @@ QString header(const LoadedRunFile& result, const QString& name)
     QString from = QFileInfo(result.path).fileName().toHtmlEscaped();
     if (!result.otherPath.isEmpty())
         from += QStringLiteral(" compared with ") + QFileInfo(result.otherPath).fileName().toHtmlEscaped();
-    QStringList facts { ComparePage::tr("Run file %1").arg(from) };
+    QStringList facts { tr("Run file %1").arg(from) };
     if (file.experiment.is_object() && file.experiment.value("started_at", nlohmann::json()).is_string())
-        facts << ComparePage::tr("started %1")
+        facts << tr("started %1")
                      .arg(QString::fromStdString(file.experiment["started_at"].get<std::string>()).toHtmlEscaped());
-    facts << ComparePage::tr("%1 runs of %2 configurations").arg(file.runs.size()).arg(configs.size());
+    facts << tr("%1 runs of %2 configurations").arg(file.runs.size()).arg(configs.size());
     if (!result.baseline.isEmpty())
-        facts << ComparePage::tr("baseline %1").arg(result.baseline.toHtmlEscaped());
+        facts << tr("baseline %1").arg(result.baseline.toHtmlEscaped());
     const QString where = environmentText(file.environment());
     return QStringLiteral("<header>\n<h1>%1</h1>\n<p class=\"meta\">%2</p>\n%3</header>\n")
         .arg(name.toHtmlEscaped(), facts.join(QStringLiteral(" · ")),
@@ -228,61 +233,60 @@ QString searchHtml(const nlohmann::json& search)
 
 // The knob's range: TTFT p99 and output tokens/s against each knob that varies, and the
 // Pareto front when there are 2 points or more; nothing when the file varies no knob.
-bool knobRangeSection(ComparePage& page, ChartInliner& inliner, QString* sections, QString* contents, QString* error)
+bool knobRangeSection(
+    const LoadedRunFile& result, ChartInliner& inliner, QString* sections, QString* contents, QString* error)
 {
-    KnobRangePanel* range = page.knobRange();
-    if (!range->hasKnobChart() && !range->hasPareto() && !range->hasHeatmap())
+    const bool knobs = hasKnobChart(result), pareto = hasParetoChart(result), heatmap = hasSearchHeatmap(result);
+    if (!knobs && !pareto && !heatmap)
         return true;
     QString figures;
-    if (range->hasHeatmap()) {
-        const nlohmann::json& search = range->result()->file->search;
+    if (heatmap) {
+        const nlohmann::json& search = result.file->search;
         if (!inliner.figure(
                 [&](const QString& svg, QString* why) {
                     return exportSearchHeatmap(search,
-                        ComparePage::tr("%1 over two knobs")
-                            .arg(QString::fromStdString(search.value("metric", std::string()))),
-                        {}, svg, kWideChartSize, why);
+                        tr("%1 over two knobs").arg(QString::fromStdString(search.value("metric", std::string()))), {},
+                        svg, kWideChartSize, why);
                 },
-                ComparePage::tr("The search over several knobs: each area coloured by its nearest probe, the "
-                                "recommendation ringed, the top starred, the plateau boxed"),
+                tr("The search over several knobs: each area coloured by its nearest probe, the "
+                   "recommendation ringed, the top starred, the plateau boxed"),
                 &figures, error, true))
             return false;
     }
-    const QStringList knobs = range->hasKnobChart() ? varyingKnobs(range->result()->compare) : QStringList();
-    for (const QString& knob : knobs)
+    for (const QString& knob : knobs ? varyingKnobs(result.compare) : QStringList())
         for (const char* metric : { "ttft_ms.p99", "out_tok_per_s" })
             if (!inliner.figure(
                     [&](const QString& svg, QString* why) {
-                        return range->exportKnob(knob, QLatin1String(metric), svg, {}, kChartSize, why);
+                        return exportKnobChart(result, knob, QLatin1String(metric), svg, {}, kChartSize, why);
                     },
-                    ComparePage::tr("%1 against %2").arg(QLatin1String(metric), knob), &figures, error))
+                    tr("%1 against %2").arg(QLatin1String(metric), knob), &figures, error))
                 return false;
-    if (range->hasPareto()
+    if (pareto
         && !inliner.figure(
             [&](const QString& svg, QString* why) {
-                return range->exportPareto(ParetoY::TokensPerUser, svg, {}, kWideChartSize, why);
+                return exportParetoChart(result, ParetoY::TokensPerUser, svg, {}, kWideChartSize, why);
             },
-            ComparePage::tr("Pareto front: output tokens/s per user against output tokens/s"), &figures, error, true))
+            tr("Pareto front: output tokens/s per user against output tokens/s"), &figures, error, true))
         return false;
     *sections += QStringLiteral("<section id=\"knob-range\">\n<h2>Knob range</h2>\n<p>")
-        + ComparePage::tr("Each knob that varies across configurations against TTFT p99 and output tokens/s, one "
-                          "line per arm, with compare's 95 % interval as a band; the Pareto chart puts every "
-                          "configuration and arm at its output tokens/s and its tokens/s per user (1000 / TPOT "
-                          "p50), the front drawn and labelled, dominated points faded. A configuration without "
-                          "the figure is named under the chart, not drawn as 0.")
+        + tr("Each knob that varies across configurations against TTFT p99 and output tokens/s, one "
+             "line per arm, with compare's 95 % interval as a band; the Pareto chart puts every "
+             "configuration and arm at its output tokens/s and its tokens/s per user (1000 / TPOT "
+             "p50), the front drawn and labelled, dominated points faded. A configuration without "
+             "the figure is named under the chart, not drawn as 0.")
               .toHtmlEscaped()
-        + QStringLiteral("</p>\n") + searchHtml(range->result()->file ? range->result()->file->search : nullptr)
-        + charts(figures) + QStringLiteral("</section>\n");
+        + QStringLiteral("</p>\n") + searchHtml(result.file ? result.file->search : nullptr) + charts(figures)
+        + QStringLiteral("</section>\n");
     *contents += QStringLiteral("<li><a href=\"#knob-range\">Knob range</a></li>\n");
     return true;
 }
 
 } // namespace
 
-bool writeHtmlReport(ComparePage& page, const LoadedRunFile& result, const QString& path, QString* error)
+bool writeHtmlReport(const LoadedRunFile& result, const QString& path, QString* error)
 {
-    if (!result.file) {
-        *error = ComparePage::tr("nothing to export");
+    if (!result.file || result.compare.empty()) {
+        *error = tr("nothing to export: no load arms");
         return false;
     }
     ChartInliner inliner;
@@ -296,13 +300,14 @@ bool writeHtmlReport(ComparePage& page, const LoadedRunFile& result, const QStri
         const QString id = QStringLiteral("arm-%1").arg(++index);
         const bool sweep = entry.contains("sweep");
         QString figures;
-        auto drawOne = [&page, &arm](const QString& chart, QSize size = kChartSize) {
-            return [&page, &arm, chart, size](
-                       const QString& svg, QString* why) { return page.exportChart(chart, arm, svg, size, why); };
+        auto drawOne = [&result, &arm](const QString& chart, QSize size = kChartSize) {
+            return [&result, &arm, chart, size](const QString& svg, QString* why) {
+                return exportCompareChart(result, chart, arm, svg, size, why);
+            };
         };
         if (sweep) {
             if (!inliner.figure(drawOne(QStringLiteral("knee"), kWideChartSize),
-                    ComparePage::tr("%1: latency against achieved load (knee)").arg(arm), &figures, error, true))
+                    tr("%1: latency against achieved load (knee)").arg(arm), &figures, error, true))
                 return false;
         } else {
             for (const auto& [chart, what] : kLoadCharts)
@@ -314,16 +319,13 @@ bool writeHtmlReport(ComparePage& page, const LoadedRunFile& result, const QStri
         contents += QStringLiteral("<li><a href=\"#%1\">%2</a>%3</li>\n")
                         .arg(id, arm.toHtmlEscaped(), sweep ? QStringLiteral(" (sweep)") : QString());
     }
-    if (!knobRangeSection(page, inliner, &sections, &contents, error))
+    if (!knobRangeSection(result, inliner, &sections, &contents, error))
         return false;
     if (result.hasProbes) {
-        // The Drift page draws the counts chart; a page of its own keeps the window's untouched.
-        DriftPage drift;
-        drift.setResult(std::shared_ptr<const LoadedRunFile>(std::shared_ptr<const LoadedRunFile>(), &result));
         QString figure;
-        if (!inliner.figure([&drift](const QString& svg,
-                                QString* why) { return exportChart(*drift.counts(), svg, kChartSize, why); },
-                ComparePage::tr("probes changed per configuration"), &figure, error))
+        if (!inliner.figure(
+                [&result](const QString& svg, QString* why) { return exportDriftCounts(result, svg, kChartSize, why); },
+                tr("probes changed per configuration"), &figure, error))
             return false;
         sections += htmlDriftSection(result.drift, charts(figure));
         contents += QStringLiteral("<li><a href=\"#drift\">Drift</a></li>\n");
@@ -347,12 +349,12 @@ bool writeHtmlReport(ComparePage& page, const LoadedRunFile& result, const QStri
 
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly)) {
-        *error = ComparePage::tr("cannot write %1: %2").arg(path, out.errorString());
+        *error = tr("cannot write %1: %2").arg(path, out.errorString());
         return false;
     }
     out.write(html.toUtf8());
     if (!out.commit()) {
-        *error = ComparePage::tr("cannot write %1: %2").arg(path, out.errorString());
+        *error = tr("cannot write %1: %2").arg(path, out.errorString());
         return false;
     }
     return true;

@@ -1,4 +1,4 @@
-#include "comparemetrics.h"
+#include "charts/comparemetrics.h"
 
 #include "store/runfile.h"
 
