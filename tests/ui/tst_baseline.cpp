@@ -115,7 +115,7 @@ private slots:
         replayInto(live, kFixture);
         const QStringList runs = armRuns(live);
         QVERIFY(runs.size() >= 4);
-        TimeSeriesPlot* ttft = live.chart(QStringLiteral("ttft"));
+        TimeSeriesPlot* ttft = live.chart(LiveChart::Ttft);
         int compared = 0;
         for (int i = 0; i < runs.size(); ++i) {
             const QString config = configOfRun(runs[i]);
@@ -159,7 +159,7 @@ private slots:
         LivePage live;
         live.setBaseline(baseline);
         live.runStarted(QStringLiteral("x/first"));
-        TimeSeriesPlot* throughput = live.chart(QStringLiteral("throughput"));
+        TimeSeriesPlot* throughput = live.chart(LiveChart::Throughput);
         QCOMPARE(throughput->points(QStringLiteral("~base/0/req")).back().x(), length); // drawn whole ahead
         RunSnapshot s;
         s.atS = 1.0; // the live arm ran a second: the next one starts at 2 s
@@ -183,14 +183,14 @@ private slots:
         s.windowReqPerS = 3;
         live.addSnapshot(QStringLiteral("base/stress"), s);
         live.setBaseline(nullptr); // removes the baseline's series, not a configuration's called "base"
-        QCOMPARE(live.chart(QStringLiteral("throughput"))->points(QStringLiteral("base/req")).size(), 1);
+        QCOMPARE(live.chart(LiveChart::Throughput)->points(QStringLiteral("base/req")).size(), 1);
     }
 
     void aBaselinePickedLaterIsDrawnAndCanBeRemoved()
     {
         LivePage live;
         replayInto(live, kFixture);
-        TimeSeriesPlot* throughput = live.chart(QStringLiteral("throughput"));
+        TimeSeriesPlot* throughput = live.chart(LiveChart::Throughput);
         QVERIFY(throughput->points(QStringLiteral("~base/0/req")).isEmpty());
         live.setBaseline(loadBaseline(kFixture));
         QVERIFY(!throughput->points(QStringLiteral("~base/0/req")).isEmpty());

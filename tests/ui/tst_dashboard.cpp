@@ -86,7 +86,7 @@ private slots:
         QVERIFY(seen.size() >= 3);
 
         // Every snapshot with completions in its window is a point on the TTFT chart, at the same value.
-        const TimeSeriesPlot* ttft = window.livePage()->chart(QStringLiteral("ttft"));
+        const TimeSeriesPlot* ttft = window.livePage()->chart(LiveChart::Ttft);
         const QVector<QPointF> p50 = ttft->points(QStringLiteral("mns4/p50/w"));
         const QVector<QPointF> p99 = ttft->points(QStringLiteral("mns4/p99/w"));
         std::vector<QPointF> expected50, expected99;
@@ -127,7 +127,7 @@ private slots:
 
         // The queue built up at mns 4 with 8 clients, and the chart shows it.
         const QVector<QPointF> waiting
-            = window.livePage()->chart(QStringLiteral("server"))->points(QStringLiteral("mns4/waiting"));
+            = window.livePage()->chart(LiveChart::Server)->points(QStringLiteral("mns4/waiting"));
         QVERIFY(!waiting.isEmpty());
         QVERIFY(std::any_of(waiting.begin(), waiting.end(), [](const QPointF& p) { return p.y() >= 1; }));
     }
@@ -196,14 +196,13 @@ private slots:
         QVERIFY(answered.wait(10000));
         QCOMPARE(answered.first().at(1).toString(), QString());
         QTRY_VERIFY_WITH_TIMEOUT(runs.contains(QStringLiteral("mns4/burst~c12")), 30000);
-        const TimeSeriesPlot* gpu = window.livePage()->chart(QStringLiteral("gpu"));
+        const TimeSeriesPlot* gpu = window.livePage()->chart(LiveChart::Gpu);
         QTRY_VERIFY_WITH_TIMEOUT(!gpu->points(QStringLiteral("mns4/util")).isEmpty(), 30000);
         QVERIFY(gpu->isVisible());
         QCOMPARE(gpu->points(QStringLiteral("mns4/util")).back().y(), 73.0);
         QCOMPARE(gpu->points(QStringLiteral("mns4/mem")).back().y(), 50.0);
         QCOMPARE(gpu->points(QStringLiteral("mns4/power")).back().y(), 301.5);
-        QVERIFY(
-            !window.livePage()->chart(QStringLiteral("throughput"))->points(QStringLiteral("~base/0/req")).isEmpty());
+        QVERIFY(!window.livePage()->chart(LiveChart::Throughput)->points(QStringLiteral("~base/0/req")).isEmpty());
         // The steered segment against the baseline (the first segment may end before any request does).
         RunListModel* table = window.livePage()->runs();
         const int segment = int(table->runs().indexOf(QStringLiteral("mns4/burst~c12")));

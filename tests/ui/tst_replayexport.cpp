@@ -173,8 +173,7 @@ private slots:
             // The configuration's line continues into its probe passes: take the burst arm's last point.
             const double burstEnds = window.livePage()->xOf(label + QStringLiteral("/probes"), 0);
             QVector<QPointF> cumulative;
-            for (const QPointF& p :
-                window.livePage()->chart(QStringLiteral("ttft"))->points(label + QStringLiteral("/p50/c")))
+            for (const QPointF& p : window.livePage()->chart(LiveChart::Ttft)->points(label + QStringLiteral("/p50/c")))
                 if (p.x() < burstEnds)
                     cumulative << p;
             QVERIFY2(!cumulative.isEmpty(), qPrintable(label));
@@ -189,7 +188,7 @@ private slots:
             QVERIFY2(cumulative.size() >= int(runS / 0.5) - 1,
                 qPrintable(QStringLiteral("%1 points over %2 s").arg(cumulative.size()).arg(runS)));
         }
-        QVERIFY(!window.livePage()->chart(QStringLiteral("server"))->points(QStringLiteral("mns2/waiting")).isEmpty());
+        QVERIFY(!window.livePage()->chart(LiveChart::Server)->points(QStringLiteral("mns2/waiting")).isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(window.loader()->current() && window.loader()->current()->intervals, 120000);
         QCOMPARE(window.comparePage()->table()->rowCount(), 2);
     }

@@ -77,31 +77,31 @@ LivePage::LivePage(QWidget* parent)
     auto* grid = new QGridLayout;
     grid->setSpacing(4);
     const struct {
-        const char* key;
+        LiveChart key;
         QString title;
         QString unit;
     } charts[] = {
-        { "ttft", tr("Time to first token"), tr("ms") },
-        { "tpot", tr("Time per output token"), tr("ms") },
-        { "itl", tr("Inter-token latency"), tr("ms") },
-        { "throughput", tr("Throughput (last 10 s)"), tr("requests/s") },
-        { "server", tr("Server queue (scraped)"), tr("requests") },
-        { "errors", tr("Errors by reason (cumulative)"), tr("requests") },
-        { "gpu", tr("GPU (nvidia-smi)"), tr("util., memory (%)") },
-        { "drift", tr("Drift: probes changed so far"), tr("probes") },
+        { LiveChart::Ttft, tr("Time to first token"), tr("ms") },
+        { LiveChart::Tpot, tr("Time per output token"), tr("ms") },
+        { LiveChart::Itl, tr("Inter-token latency"), tr("ms") },
+        { LiveChart::Throughput, tr("Throughput (last 10 s)"), tr("requests/s") },
+        { LiveChart::Server, tr("Server queue (scraped)"), tr("requests") },
+        { LiveChart::Errors, tr("Errors by reason (cumulative)"), tr("requests") },
+        { LiveChart::Gpu, tr("GPU (nvidia-smi)"), tr("util., memory (%)") },
+        { LiveChart::Drift, tr("Drift: probes changed so far"), tr("probes") },
     };
     int i = 0;
     for (const auto& c : charts) {
         auto* chart = new TimeSeriesPlot(c.title, c.unit, this);
-        m_charts.insert(QString::fromLatin1(c.key), chart);
+        m_charts[std::size_t(c.key)] = chart;
         if (i < 6)
             grid->addWidget(chart, i / 2, i % 2);
         else // GPU and drift span a row each; shown only once a GPU is sampled / the experiment probes
             grid->addWidget(chart, i - 3, 0, 1, 2);
         ++i;
     }
-    m_charts[QStringLiteral("gpu")]->hide();
-    m_charts[QStringLiteral("drift")]->hide();
+    chart(LiveChart::Gpu)->hide();
+    chart(LiveChart::Drift)->hide();
     grid->addWidget(m_knee, 5, 0, 1, 2); // a row of its own once a sweep step has finished
     m_knee->setMinimumHeight(260);
     m_knee->hide();
@@ -109,9 +109,9 @@ LivePage::LivePage(QWidget* parent)
     grid->addWidget(m_searchPanel, 7, 0, 1, 2); // a search over several knobs, a probe at a time
     m_knob->setMinimumHeight(260);
     m_knob->hide();
-    m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
-    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache, acceptance (%)"));
-    m_charts[QStringLiteral("gpu")]->setRightAxisLabel(tr("power (W)"));
+    chart(LiveChart::Throughput)->setRightAxisLabel(tr("output tokens/s"));
+    chart(LiveChart::Server)->setRightAxisLabel(tr("KV cache, acceptance (%)"));
+    chart(LiveChart::Gpu)->setRightAxisLabel(tr("power (W)"));
 
     // The charts scroll once the GPU, drift and knee rows no longer fit (at
     // 1280x800), instead of making the window taller than the screen.
@@ -166,9 +166,9 @@ void LivePage::clear()
 {
     for (TimeSeriesPlot* chart : std::as_const(m_charts))
         chart->clear();
-    m_charts[QStringLiteral("throughput")]->setRightAxisLabel(tr("output tokens/s"));
-    m_charts[QStringLiteral("server")]->setRightAxisLabel(tr("KV cache, acceptance (%)"));
-    m_charts[QStringLiteral("gpu")]->setRightAxisLabel(tr("power (W)"));
+    chart(LiveChart::Throughput)->setRightAxisLabel(tr("output tokens/s"));
+    chart(LiveChart::Server)->setRightAxisLabel(tr("KV cache, acceptance (%)"));
+    chart(LiveChart::Gpu)->setRightAxisLabel(tr("power (W)"));
     m_offsets.clear();
     m_labelRows.clear();
     m_lastFamily.clear();
@@ -184,8 +184,8 @@ void LivePage::clear()
     m_specFigures.clear();
     m_nextOffset = 0;
     m_runs->clear();
-    m_charts[QStringLiteral("gpu")]->hide();
-    m_charts[QStringLiteral("drift")]->hide();
+    chart(LiveChart::Gpu)->hide();
+    chart(LiveChart::Drift)->hide();
     m_knee->reset(QString(), true, {});
     m_knee->hide();
     m_knob->hide();
@@ -268,9 +268,9 @@ void LivePage::runStarted(const QString& run)
 }
 
 void LivePage::addPercentiles(
-    const QString& chart, const QString& config, const QString& suffix, const PercentileSummary& s, double x)
+    LiveChart chart, const QString& config, const QString& suffix, const PercentileSummary& s, double x)
 {
-    TimeSeriesPlot* plot = m_charts.value(chart);
+    TimeSeriesPlot* plot = this->chart(chart);
     if (s.count == 0) { // no completions in the window: a gap in the line, neither a zero nor a slope across it
         for (int i = 0; i < 3; ++i)
             plot->append(
@@ -290,7 +290,7 @@ void LivePage::addGpuGauges(const QString& config, const GpuGauges& g, double x)
 {
     if (g.count == 0)
         return;
-    TimeSeriesPlot* gpu = m_charts[QStringLiteral("gpu")];
+    TimeSeriesPlot* gpu = chart(LiveChart::Gpu);
     gpu->show();
     const QColor color = colorOf(config);
     const QString gpus = g.count > 1 ? tr(" (%1 GPUs)").arg(g.count) : QString();
@@ -326,21 +326,21 @@ void LivePage::addSnapshot(const QString& run, const RunSnapshot& s)
             chart->addBoundary(x, label, color, row);
     }
 
-    addPercentiles(QStringLiteral("ttft"), config, QStringLiteral("w"), s.ttftWindowMs, x);
-    addPercentiles(QStringLiteral("ttft"), config, QStringLiteral("c"), s.ttftMs, x);
-    addPercentiles(QStringLiteral("tpot"), config, QStringLiteral("w"), s.tpotWindowMs, x);
-    addPercentiles(QStringLiteral("tpot"), config, QStringLiteral("c"), s.tpotMs, x);
-    addPercentiles(QStringLiteral("itl"), config, QStringLiteral("w"), s.itlWindowMs, x);
-    addPercentiles(QStringLiteral("itl"), config, QStringLiteral("c"), s.itlMs, x);
+    addPercentiles(LiveChart::Ttft, config, QStringLiteral("w"), s.ttftWindowMs, x);
+    addPercentiles(LiveChart::Ttft, config, QStringLiteral("c"), s.ttftMs, x);
+    addPercentiles(LiveChart::Tpot, config, QStringLiteral("w"), s.tpotWindowMs, x);
+    addPercentiles(LiveChart::Tpot, config, QStringLiteral("c"), s.tpotMs, x);
+    addPercentiles(LiveChart::Itl, config, QStringLiteral("w"), s.itlWindowMs, x);
+    addPercentiles(LiveChart::Itl, config, QStringLiteral("c"), s.itlMs, x);
 
-    TimeSeriesPlot* throughput = m_charts[QStringLiteral("throughput")];
+    TimeSeriesPlot* throughput = chart(LiveChart::Throughput);
     throughput->ensureSeries(config + QStringLiteral("/req"), config + tr(" req/s"), QPen(color, 2));
     throughput->ensureSeries(
         config + QStringLiteral("/tok"), config + tr(" tok/s"), QPen(color, 1.2, Qt::DashDotLine), true);
     throughput->append(config + QStringLiteral("/req"), x, s.windowReqPerS);
     throughput->append(config + QStringLiteral("/tok"), x, s.windowOutTokPerS);
 
-    TimeSeriesPlot* server = m_charts[QStringLiteral("server")];
+    TimeSeriesPlot* server = chart(LiveChart::Server);
     if (s.serverRunning >= 0) {
         server->ensureSeries(config + QStringLiteral("/running"), config + tr(" running"), QPen(color, 2));
         server->append(config + QStringLiteral("/running"), x, s.serverRunning);
@@ -369,7 +369,7 @@ void LivePage::addSnapshot(const QString& run, const RunSnapshot& s)
 
     addGpuGauges(config, s.gpu, x);
 
-    TimeSeriesPlot* errors = m_charts[QStringLiteral("errors")];
+    TimeSeriesPlot* errors = chart(LiveChart::Errors);
     int reasonIndex = 0;
     for (auto it = s.errorsByReason.begin(); it != s.errorsByReason.end(); ++it, ++reasonIndex) {
         const QString key = config + QLatin1Char('/') + it.key();
@@ -379,7 +379,7 @@ void LivePage::addSnapshot(const QString& run, const RunSnapshot& s)
     }
 
     if (s.driftMismatches >= 0) {
-        TimeSeriesPlot* drift = m_charts[QStringLiteral("drift")];
+        TimeSeriesPlot* drift = chart(LiveChart::Drift);
         drift->show();
         drift->ensureSeries(
             QStringLiteral("mismatches"), tr("changed probes"), QPen(palette().color(QPalette::Text), 2));
@@ -404,9 +404,9 @@ void LivePage::runFinished(const QString& run, const RunSummary& summary)
     // Only at an arm's labelled start: the notes of a sweep's many short steps would stack into a band
     // (the runs table gives every step's warning).
     if (summary.gentle.value_or(false) && m_labelledRuns.contains(run))
-        m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("gentle"), row);
+        chart(LiveChart::Ttft)->addNote(m_offsets.value(run), tr("gentle"), row);
     if (summary.status == QLatin1String("server_exited"))
-        m_charts[QStringLiteral("ttft")]->addNote(m_offsets.value(run), tr("server exited"), row);
+        chart(LiveChart::Ttft)->addNote(m_offsets.value(run), tr("server exited"), row);
     addKneePoint(summary);
     m_finishedRuns.insert(run, summary);
     updateBaselineRatioAtEnd(run, summary);
@@ -453,8 +453,8 @@ void LivePage::setCumulative(bool cumulative)
 void LivePage::applySeriesVisibility()
 {
     const QString hidden = m_cumulative ? QStringLiteral("/w") : QStringLiteral("/c");
-    for (const char* name : { "ttft", "tpot", "itl" }) {
-        TimeSeriesPlot* chart = m_charts.value(QString::fromLatin1(name));
+    for (LiveChart latency : { LiveChart::Ttft, LiveChart::Tpot, LiveChart::Itl }) {
+        TimeSeriesPlot* chart = this->chart(latency);
         for (const QString& key : chart->seriesKeys())
             chart->setSeriesVisible(key, !key.endsWith(hidden));
     }

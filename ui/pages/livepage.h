@@ -1,6 +1,7 @@
 #pragma once
 
 #include "feeds/baseline.h"
+#include "livechart.h"
 #include "metrics/aggregator.h"
 #include "metrics/summaryline.h"
 #include "steerbox.h"
@@ -63,9 +64,8 @@ public:
     bool isCumulative() const { return m_cumulative; }
     void resetZoom();
 
-    /// Chart access for tests and export: "ttft", "tpot", "itl", "throughput",
-    /// "errors", "server", "drift".
-    TimeSeriesPlot* chart(const QString& name) const { return m_charts.value(name); }
+    /// Chart access for tests and export.
+    TimeSeriesPlot* chart(LiveChart which) const { return m_charts[std::size_t(which)]; }
     /// The knee of the current sweep arm; hidden until a sweep step finishes.
     KneePlot* knee() const { return m_knee; }
     /// TTFT p99 against the first knob that varies across configurations, one
@@ -94,7 +94,7 @@ private:
     QColor colorOf(const QString& config);
     void addGpuGauges(const QString& config, const GpuGauges& gauges, double x);
     void addPercentiles(
-        const QString& chart, const QString& config, const QString& suffix, const PercentileSummary& s, double x);
+        LiveChart chart, const QString& config, const QString& suffix, const PercentileSummary& s, double x);
     void updateLegend();
     void addKneePoint(const RunSummary& summary);
     void applySeriesVisibility();
@@ -105,7 +105,7 @@ private:
     void updateBaselineRatioAtEnd(const QString& run, const RunSummary& summary);
     void rebuildBaselineMenu();
 
-    QHash<QString, TimeSeriesPlot*> m_charts;
+    std::array<TimeSeriesPlot*, kLiveCharts.size()> m_charts {}; ///< by LiveChart
     QHash<QString, double> m_offsets; ///< run -> experiment time at its start
     QHash<QString, int> m_labelRows; ///< run -> stagger row of its boundary label
     QString m_lastFamily; ///< CONFIG/ARM of the latest run, without sweep step or repeat

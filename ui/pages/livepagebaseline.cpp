@@ -90,42 +90,40 @@ void LivePage::drawBaselineArm(int index)
     faded.setAlphaF(0.45);
     const QString prefix = QStringLiteral("~base/%1/").arg(index);
     const QString name = tr("baseline %1").arg(arm->run);
-    auto series
-        = [&](const QString& chart, const QString& key, const QString& label, const QPen& pen, bool right = false) {
-              TimeSeriesPlot* plot = m_charts.value(chart);
-              plot->ensureSeries(prefix + key, name + QLatin1Char(' ') + label, pen, right);
-              plot->setSeriesBehind(prefix + key);
-              return plot;
-          };
+    auto series = [&](LiveChart chart, const QString& key, const QString& label, const QPen& pen, bool right = false) {
+        TimeSeriesPlot* plot = this->chart(chart);
+        plot->ensureSeries(prefix + key, name + QLatin1Char(' ') + label, pen, right);
+        plot->setSeriesBehind(prefix + key);
+        return plot;
+    };
     for (const RunSnapshot& s : arm->snapshots) {
         const double x = start.offset + s.atS;
-        for (const auto& [chart, window, cumulative] :
-            { std::tuple { QStringLiteral("ttft"), &s.ttftWindowMs, &s.ttftMs },
-                std::tuple { QStringLiteral("tpot"), &s.tpotWindowMs, &s.tpotMs },
-                std::tuple { QStringLiteral("itl"), &s.itlWindowMs, &s.itlMs } }) {
+        for (const auto& [chart, window, cumulative] : { std::tuple { LiveChart::Ttft, &s.ttftWindowMs, &s.ttftMs },
+                 std::tuple { LiveChart::Tpot, &s.tpotWindowMs, &s.tpotMs },
+                 std::tuple { LiveChart::Itl, &s.itlWindowMs, &s.itlMs } }) {
             for (int i = 0; i < 3; ++i) {
                 const QLatin1String p(kPercentiles[i].name);
                 const QPen pen(faded, std::max(1.0, kPercentiles[i].width - 0.4), kPercentiles[i].pen);
                 for (const auto& [suffix, summary] :
                     { std::pair { QStringLiteral("w"), window }, std::pair { QStringLiteral("c"), cumulative } }) {
-                    const QString key = QStringLiteral("%1/%2/%3").arg(chart, p, suffix);
+                    const QString key = QStringLiteral("%1/%2/%3").arg(liveChartName(chart), p, suffix);
                     if (summary->count == 0) { // a gap, as the live line has one (LivePage::addPercentiles)
-                        m_charts.value(chart)->append(prefix + key, x, qQNaN());
+                        this->chart(chart)->append(prefix + key, x, qQNaN());
                         continue;
                     }
                     series(chart, key, p, pen)->append(prefix + key, x, percentileOf(*summary, i));
                 }
             }
         }
-        series(QStringLiteral("throughput"), QStringLiteral("req"), tr("req/s"), QPen(faded, 1.6))
+        series(LiveChart::Throughput, QStringLiteral("req"), tr("req/s"), QPen(faded, 1.6))
             ->append(prefix + QStringLiteral("req"), x, s.windowReqPerS);
-        series(QStringLiteral("throughput"), QStringLiteral("tok"), tr("tok/s"), QPen(faded, 1, Qt::DashDotLine), true)
+        series(LiveChart::Throughput, QStringLiteral("tok"), tr("tok/s"), QPen(faded, 1, Qt::DashDotLine), true)
             ->append(prefix + QStringLiteral("tok"), x, s.windowOutTokPerS);
         if (s.serverRunning >= 0)
-            series(QStringLiteral("server"), QStringLiteral("running"), tr("running"), QPen(faded, 1.6))
+            series(LiveChart::Server, QStringLiteral("running"), tr("running"), QPen(faded, 1.6))
                 ->append(prefix + QStringLiteral("running"), x, s.serverRunning);
         if (s.serverWaiting >= 0)
-            series(QStringLiteral("server"), QStringLiteral("waiting"), tr("waiting"), QPen(faded, 1.2, Qt::DashLine))
+            series(LiveChart::Server, QStringLiteral("waiting"), tr("waiting"), QPen(faded, 1.2, Qt::DashLine))
                 ->append(prefix + QStringLiteral("waiting"), x, s.serverWaiting);
     }
     applySeriesVisibility();

@@ -3,6 +3,7 @@
 #include "charts/timeseriesplot.h"
 #include "feeds/baseline.h"
 #include "models/runlistmodel.h"
+#include "pages/livechart.h"
 #include "pages/livepage.h"
 #include "source/replayfeed.h"
 
@@ -11,12 +12,6 @@
 #include <QTimer>
 
 namespace ks {
-
-QStringList liveChartNames()
-{
-    return { QStringLiteral("ttft"), QStringLiteral("tpot"), QStringLiteral("itl"), QStringLiteral("throughput"),
-        QStringLiteral("server"), QStringLiteral("errors"), QStringLiteral("gpu"), QStringLiteral("drift") };
-}
 
 void replayIntoLivePage(ReplayFeed& feed, LivePage& live)
 {
@@ -30,7 +25,8 @@ void replayIntoLivePage(ReplayFeed& feed, LivePage& live)
 bool exportLiveChart(const QString& runFile, const QString& chart, const QString& baselineFile, const QString& out,
     const QSize& size, QString* error)
 {
-    if (!liveChartNames().contains(chart)) {
+    const std::optional<LiveChart> which = liveChartFromName(chart);
+    if (!which) {
         *error
             = QStringLiteral("no live chart '%1' (one of: %2)").arg(chart, liveChartNames().join(QLatin1String(", ")));
         return false;
@@ -68,7 +64,7 @@ bool exportLiveChart(const QString& runFile, const QString& chart, const QString
         *error = QStringLiteral("%1 has no run to chart").arg(runFile);
         return false;
     }
-    TimeSeriesPlot* plot = live.chart(chart);
+    TimeSeriesPlot* plot = live.chart(*which);
     plot->fitToData();
     plot->setExportTitle(
         QStringLiteral("%1 · %2%3")

@@ -2,7 +2,6 @@
 
 #include <QSize>
 #include <QString>
-#include <QStringList>
 
 namespace ks {
 
@@ -13,13 +12,10 @@ class ReplayFeed;
 /// dashboard's replay does (MainWindow::connectFeed).
 void replayIntoLivePage(ReplayFeed& feed, LivePage& live);
 
-/// The Live page's time-series charts that `export --chart live-NAME` writes.
-QStringList liveChartNames();
-
 /// Replays `runFile` into an off-screen Live page, exactly as the dashboard
 /// replays it, with `baselineFile` (if not empty) drawn faded beneath, and
-/// writes its `chart` ("ttft", "tpot", "itl", "throughput", "server", "errors",
-/// "gpu", "drift") to `out` (PNG, SVG or PDF by suffix). Runs its own event loop.
+/// writes its `chart` (one of liveChartNames(), pages/livechart.h) to `out`
+/// (PNG, SVG or PDF by suffix). Runs its own event loop.
 bool exportLiveChart(const QString& runFile, const QString& chart, const QString& baselineFile, const QString& out,
     const QSize& size, QString* error);
 
