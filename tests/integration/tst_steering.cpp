@@ -8,6 +8,7 @@
 #include "truthlog.h"
 
 #include "sim/simprocess.h"
+#include "steeredrun.h"
 
 #include <QFile>
 #include <QProcess>
@@ -20,14 +21,9 @@
 #include <set>
 
 using namespace ks;
+using namespace steered;
 
 namespace {
-
-qint64 steadyNowUs() // the clock of knobscope-sim's truth log
-{
-    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 /// Requests the server held (arrived, not yet ended) at `tUs`.
 int inFlightAt(const std::vector<kssim::TruthRecord>& truth, qint64 tUs)
@@ -78,25 +74,16 @@ private slots:
         const QString out = dir.filePath(QStringLiteral("steered.jsonl"));
         SimProcess sim;
         QString error;
-        QVERIFY2(sim.start({ QStringLiteral("--profile"), QStringLiteral("sim-1.8b"), QStringLiteral("--max-num-seqs"),
-                               QStringLiteral("64"), QStringLiteral("--truth-log"), truthPath },
-                     &error),
-            qPrintable(error));
+        QVERIFY2(startSim(sim, truthPath, &error), qPrintable(error));
 
         QProcess client;
-        client.setProgram(QStringLiteral(KNOBSCOPE_BIN));
-        client.setArguments({ QStringLiteral("run"), QStringLiteral("--base-url"),
-            QStringLiteral("http://127.0.0.1:%1").arg(sim.port()), QStringLiteral("--model"),
-            QStringLiteral("sim-1.8b"), QStringLiteral("--concurrency"), QStringLiteral("4"),
-            QStringLiteral("--duration"), QStringLiteral("120"), QStringLiteral("--max-tokens"), QStringLiteral("16"),
-            QStringLiteral("--progress"), QStringLiteral("none"), QStringLiteral("--control"), QStringLiteral("stdin"),
-            QStringLiteral("--out"), out });
-        client.start();
-        QVERIFY(client.waitForStarted());
-        // The arm has started once its line is out ("[1/1] adhoc").
+        QVERIFY(startClient(client, sim.port(),
+            { QStringLiteral("--concurrency"), QStringLiteral("4"), QStringLiteral("--duration"),
+                QStringLiteral("120") },
+            out));
         QByteArray stderrText;
-        QTRY_VERIFY2_WITH_TIMEOUT(
-            (stderrText += client.readAllStandardError()).contains("[1/1] adhoc"), stderrText.constData(), 30000);
+        QTRY_VERIFY2_WITH_TIMEOUT(readUntil(client, stderrText, "[1/1] adhoc"), stderrText.constData(), 30000);
+        QTRY_VERIFY2_WITH_TIMEOUT(armStarted(out), qPrintable(out), 30000);
 
         std::vector<std::pair<int, qint64>> commands; // setting, when it was sent
         // A setting has run a while once the server has ended three times its streams' worth of

@@ -8,6 +8,7 @@
 #include "truthlog.h"
 
 #include "sim/simprocess.h"
+#include "steeredrun.h"
 
 #include <QFile>
 #include <QProcess>
@@ -20,14 +21,9 @@
 #include <set>
 
 using namespace ks;
+using namespace steered;
 
 namespace {
-
-qint64 steadyNowUs() // the clock of knobscope-sim's truth log (CLOCK_MONOTONIC)
-{
-    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 struct RequestLine {
     QString run;
@@ -57,39 +53,6 @@ int countOf(const std::vector<RequestLine>& lines, const QString& run)
     return int(std::count_if(lines.begin(), lines.end(), [&run](const RequestLine& r) { return r.run == run; }));
 }
 
-QStringList adHocRun(quint16 port, const QStringList& load, const QString& out)
-{
-    return QStringList { QStringLiteral("run"), QStringLiteral("--base-url"),
-        QStringLiteral("http://127.0.0.1:%1").arg(port), QStringLiteral("--model"), QStringLiteral("sim-1.8b"),
-        QStringLiteral("--max-tokens"), QStringLiteral("16"), QStringLiteral("--progress"), QStringLiteral("none"),
-        QStringLiteral("--control"), QStringLiteral("stdin"), QStringLiteral("--out"), out }
-    + load;
-}
-
-/// Whether the arm has started: its run line is in the file. The runner takes a
-/// steering command only from then on, and writes that line once the load has
-/// started, after the "[1/1] adhoc" progress line (which came too early to steer).
-bool armStarted(const QString& path)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return false;
-    while (!file.atEnd()) {
-        const QByteArray line = file.readLine();
-        const nlohmann::json j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
-        if (j.is_object() && j.value("type", std::string()) == "run")
-            return true;
-    }
-    return false;
-}
-
-/// Reads the client's stderr into `text` until it contains `what`.
-bool readUntil(QProcess& client, QByteArray& text, const QByteArray& what)
-{
-    text += client.readAllStandardError();
-    return text.contains(what);
-}
-
 } // namespace
 
 class TestSteerRate : public QObject {
@@ -102,17 +65,11 @@ private slots:
         const QString out = dir.filePath(QStringLiteral("steered.jsonl"));
         SimProcess sim;
         QString error;
-        QVERIFY2(sim.start({ QStringLiteral("--profile"), QStringLiteral("sim-1.8b"), QStringLiteral("--max-num-seqs"),
-                               QStringLiteral("64"), QStringLiteral("--truth-log"), truthPath },
-                     &error),
-            qPrintable(error));
+        QVERIFY2(startSim(sim, truthPath, &error), qPrintable(error));
         QProcess client;
-        client.setProgram(QStringLiteral(KNOBSCOPE_BIN));
-        client.setArguments(adHocRun(sim.port(),
+        QVERIFY(startClient(client, sim.port(),
             { QStringLiteral("--rate"), QStringLiteral("1"), QStringLiteral("--duration"), QStringLiteral("180") },
             out));
-        client.start();
-        QVERIFY(client.waitForStarted());
         QByteArray stderrText;
         QTRY_VERIFY2_WITH_TIMEOUT(readUntil(client, stderrText, "[1/1] adhoc"), stderrText.constData(), 30000);
         QTRY_VERIFY2_WITH_TIMEOUT(armStarted(out), qPrintable(out), 30000);
@@ -241,11 +198,8 @@ private slots:
         QString error;
         QVERIFY2(sim.start({ QStringLiteral("--profile"), QStringLiteral("sim-1.8b") }, &error), qPrintable(error));
         QProcess client;
-        client.setProgram(QStringLiteral(KNOBSCOPE_BIN));
-        client.setArguments(
-            adHocRun(sim.port(), QStringList { QStringLiteral("--rate"), QStringLiteral("10") } + bound, out));
-        client.start();
-        QVERIFY(client.waitForStarted());
+        QVERIFY(startClient(
+            client, sim.port(), QStringList { QStringLiteral("--rate"), QStringLiteral("10") } + bound, out));
         QByteArray stderrText;
         QTRY_VERIFY2_WITH_TIMEOUT(readUntil(client, stderrText, "[1/1] adhoc"), stderrText.constData(), 30000);
         QTRY_VERIFY2_WITH_TIMEOUT(armStarted(out), qPrintable(out), 30000);
@@ -285,13 +239,10 @@ private slots:
         QString error;
         QVERIFY2(sim.start({ QStringLiteral("--profile"), QStringLiteral("sim-1.8b") }, &error), qPrintable(error));
         QProcess client;
-        client.setProgram(QStringLiteral(KNOBSCOPE_BIN));
-        client.setArguments(adHocRun(sim.port(),
+        QVERIFY(startClient(client, sim.port(),
             { QStringLiteral("--concurrency"), QStringLiteral("2"), QStringLiteral("--duration"),
                 QStringLiteral("60") },
             out));
-        client.start();
-        QVERIFY(client.waitForStarted());
         QByteArray stderrText;
         QTRY_VERIFY2_WITH_TIMEOUT(readUntil(client, stderrText, "[1/1] adhoc"), stderrText.constData(), 30000);
         QTRY_VERIFY2_WITH_TIMEOUT(armStarted(out), qPrintable(out), 30000);
