@@ -52,7 +52,40 @@ QPointer<LaunchTrustDialog> shownDialog(MainWindow& window)
     return nullptr;
 }
 
+/// Presses Run on a command that must ask first: nothing runs, the question is shown.
+void asksBeforeRunning(MainWindow& window)
+{
+    window.run();
+    QVERIFY(!window.isRunning());
+    QTRY_VERIFY(shownDialog(window));
+}
+
+/// Presses Run on a command that must run without a question: it starts at
+/// once, touches `marker`, and the run ends (the `runs`-th time `ended` fires).
+void runsWithoutAsking(MainWindow& window, const QString& marker, QSignalSpy& ended, int runs)
+{
+    window.run();
+    QVERIFY(window.isRunning());
+    QVERIFY(!shownDialog(window));
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(marker), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), runs, 30000); // (it may end while the marker is awaited)
+}
+
 } // namespace
+
+// QVERIFY in a helper returns from the helper only: the test stops here too.
+#define ASKS_BEFORE_RUNNING(window)                                                                                    \
+    do {                                                                                                               \
+        asksBeforeRunning(window);                                                                                     \
+        if (QTest::currentTestFailed())                                                                                \
+            return;                                                                                                    \
+    } while (false)
+#define RUNS_WITHOUT_ASKING(window, marker, ended, runs)                                                               \
+    do {                                                                                                               \
+        runsWithoutAsking(window, marker, ended, runs);                                                                \
+        if (QTest::currentTestFailed())                                                                                \
+            return;                                                                                                    \
+    } while (false)
 
 class TestTrust : public QObject {
     Q_OBJECT
@@ -74,9 +107,7 @@ private slots:
         MainWindow window;
         window.show();
         QVERIFY(window.openSpec(path));
-        window.run();
-        QVERIFY(!window.isRunning());
-        QTRY_VERIFY(shownDialog(window));
+        ASKS_BEFORE_RUNNING(window);
         QPointer<LaunchTrustDialog> dialog = shownDialog(window);
         // The exact argv, shell-quoted, and where it would run.
         QVERIFY2(dialog->commandText().contains(QStringLiteral("sh -c 'touch \"$0\"' ") + marker),
@@ -90,8 +121,7 @@ private slots:
         QVERIFY(!QFile::exists(marker));
 
         // Asked again (a refusal is not remembered as trust); this time trusted: it runs.
-        window.run();
-        QTRY_VERIFY(shownDialog(window));
+        ASKS_BEFORE_RUNNING(window);
         QSignalSpy ended(&window, &MainWindow::runEnded);
         shownDialog(window)->trustButton()->click();
         QVERIFY(window.isRunning());
@@ -101,19 +131,13 @@ private slots:
         // Opened again, the same command runs without asking.
         QVERIFY(QFile::remove(marker));
         QVERIFY(window.openSpec(path));
-        window.run();
-        QVERIFY(window.isRunning());
-        QVERIFY(!shownDialog(window));
-        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(marker), 20000);
-        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, 30000);
+        RUNS_WITHOUT_ASKING(window, marker, ended, 2);
 
         // The file's command changed: it asks again, and Cancel runs nothing.
         QVERIFY(QFile::remove(marker));
         QVERIFY(writeJson(path, plantedSpec(marker, QStringLiteral("; echo changed"))));
         QVERIFY(window.openSpec(path));
-        window.run();
-        QVERIFY(!window.isRunning());
-        QTRY_VERIFY(shownDialog(window));
+        ASKS_BEFORE_RUNNING(window);
         QVERIFY(shownDialog(window)->commandText().contains(QStringLiteral("echo changed")));
         shownDialog(window)->cancelButton()->click();
         QTRY_VERIFY(!shownDialog(window));
@@ -151,11 +175,7 @@ private slots:
         window.show();
         QVERIFY(window.openSpec(path));
         QSignalSpy ended(&window, &MainWindow::runEnded);
-        window.run();
-        QVERIFY(window.isRunning());
-        QVERIFY(!shownDialog(window));
-        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(marker), 20000);
-        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 30000);
+        RUNS_WITHOUT_ASKING(window, marker, ended, 1);
     }
 
     void savingSomeoneElsesSpecDoesNotTrustIt()
@@ -172,9 +192,7 @@ private slots:
         MainWindow window;
         window.show();
         QVERIFY(window.openSpec(copy));
-        window.run();
-        QVERIFY(!window.isRunning());
-        QTRY_VERIFY(shownDialog(window));
+        ASKS_BEFORE_RUNNING(window);
         shownDialog(window)->reject();
         QTRY_VERIFY(!shownDialog(window));
         QVERIFY(!QFile::exists(marker));
@@ -190,11 +208,7 @@ private slots:
         window.show();
         QVERIFY(window.openSpec(path, LaunchTrust::Origin::NamedToRun));
         QSignalSpy ended(&window, &MainWindow::runEnded);
-        window.run();
-        QVERIFY(window.isRunning());
-        QVERIFY(!shownDialog(window));
-        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(marker), 20000);
-        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 30000);
+        RUNS_WITHOUT_ASKING(window, marker, ended, 1);
     }
 
     void externalTargetNeedsNoTrust()
