@@ -5,6 +5,7 @@
 #include "charts/knobplot.h"
 #include "charts/timeseriesplot.h"
 #include "feeds/runfileloader.h"
+#include "livebaselineoverlay.h"
 #include "models/runlistmodel.h"
 #include "pages/livesearchpanel.h"
 #include "progressdelegate.h"
@@ -15,7 +16,6 @@
 #include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QMenu>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
@@ -42,8 +42,6 @@ LivePage::LivePage(QWidget* parent)
     , m_legend(new QLabel(this))
     , m_cumulativeBox(new QCheckBox(tr("&Cumulative"), this))
     , m_steerBox(new SteerBox(this))
-    , m_baselineButton(new QToolButton(this))
-    , m_baselineMenu(new QMenu(this))
     , m_runs(new RunListModel(this))
     , m_runTable(new QTableView(this))
     , m_rounds(new RoundsPanel(this))
@@ -61,14 +59,11 @@ LivePage::LivePage(QWidget* parent)
     connect(m_steerBox, &SteerBox::concurrencyRequested, this, &LivePage::steerRequested);
     connect(m_steerBox, &SteerBox::rateRequested, this, &LivePage::rateSteerRequested);
     top->addWidget(m_steerBox);
-    m_baselineButton->setText(tr("Basel&ine"));
-    m_baselineButton->setPopupMode(QToolButton::InstantPopup);
-    m_baselineButton->setMenu(m_baselineMenu);
-    m_baselineButton->setToolTip(tr("Draw a saved run faded under the charts, each of its arms aligned at the start "
-                                    "of the live arm of the same name (else the same arm, else the same position), "
-                                    "with live/baseline ratios in the run table"));
-    top->addWidget(m_baselineButton);
-    rebuildBaselineMenu();
+    m_baseline = new LiveBaselineOverlay(
+        &m_charts, m_runs, [this](const QString& run) { return colorOf(configOfRun(run)); }, this);
+    connect(m_baseline, &LiveBaselineOverlay::requested, this, &LivePage::baselineRequested);
+    connect(m_baseline, &LiveBaselineOverlay::seriesAdded, this, [this] { applySeriesVisibility(); });
+    top->addWidget(m_baseline->button());
     auto* reset = new QPushButton(tr("Reset &zoom"), this);
     reset->setToolTip(tr("Show all data again (Ctrl+0; double-click a chart)"));
     connect(reset, &QPushButton::clicked, this, &LivePage::resetZoom);
@@ -176,9 +171,7 @@ void LivePage::clear()
     m_labelledRuns.clear();
     m_pendingSegments.clear();
     m_segmentsDrawn.clear();
-    m_lastSnapshots.clear();
-    m_finishedRuns.clear();
-    m_armStarts.clear(); // the baseline stays: it is drawn again as the next run's arms start
+    m_baseline->clearRuns(); // the baseline stays: it is drawn again as the next run's arms start
     m_colors.clear();
     m_configs.clear();
     m_specFigures.clear();
@@ -192,6 +185,22 @@ void LivePage::clear()
     m_searchPanel->clear();
     m_rounds->clear();
     updateLegend();
+}
+
+void LivePage::setBaseline(std::shared_ptr<const Baseline> baseline)
+{
+    m_baseline->setBaseline(std::move(baseline));
+    updateLegend();
+}
+
+const Baseline* LivePage::baseline() const
+{
+    return m_baseline->baseline();
+}
+
+void LivePage::addBaselineCandidate(const QString& path)
+{
+    m_baseline->addCandidate(path);
 }
 
 void LivePage::addRoundDecision(const RoundDecision& decision)
@@ -221,7 +230,7 @@ void LivePage::updateLegend()
                                     : QString()));
     if (m_configs.isEmpty())
         html = tr("No run yet: press Run (Ctrl+R). ");
-    if (m_baseline)
+    if (m_baseline->baseline())
         html += tr("<span style='color:gray'>&#9632;</span>&nbsp;faded:&nbsp;baseline&nbsp;&nbsp; ");
     html += tr("&nbsp;&nbsp;<b>━</b> p50 &nbsp;<b>╍</b> p95 &nbsp;<b>┈</b> p99 &nbsp;(%1)")
                 .arg(m_cumulative ? tr("cumulative") : tr("last 10 s"));
@@ -263,8 +272,7 @@ void LivePage::runStarted(const QString& run)
     for (TimeSeriesPlot* chart : std::as_const(m_charts))
         chart->addBoundary(m_nextOffset, continues ? QString() : label, color, row);
     m_runs->runStarted(run);
-    m_armStarts.push_back({ run, m_nextOffset });
-    drawBaselineArm(int(m_armStarts.size()) - 1);
+    m_baseline->armStarted(run, m_nextOffset);
 }
 
 void LivePage::addPercentiles(
@@ -387,8 +395,7 @@ void LivePage::addSnapshot(const QString& run, const RunSnapshot& s)
     }
     if (s.ttftMs.count > 0)
         m_runs->updateTtft(run, s.ttftMs.p50);
-    m_lastSnapshots.insert(run, s);
-    updateBaselineRatio(run, s);
+    m_baseline->snapshotAdded(run, s);
     applySeriesVisibility();
 }
 
@@ -408,8 +415,7 @@ void LivePage::runFinished(const QString& run, const RunSummary& summary)
     if (summary.status == QLatin1String("server_exited"))
         chart(LiveChart::Ttft)->addNote(m_offsets.value(run), tr("server exited"), row);
     addKneePoint(summary);
-    m_finishedRuns.insert(run, summary);
-    updateBaselineRatioAtEnd(run, summary);
+    m_baseline->runFinished(run, summary);
 }
 
 void LivePage::addKneePoint(const RunSummary& summary)

@@ -15,15 +15,14 @@
 
 class QCheckBox;
 class QScrollArea;
-class QMenu;
 class QPushButton;
-class QToolButton;
 class QLabel;
 class QTableView;
 
 namespace ks {
 
 class KneePlot;
+class LiveBaselineOverlay;
 class RoundsPanel;
 struct RoundDecision;
 class KnobPlot;
@@ -57,7 +56,7 @@ public:
     /// start of the live arm it matches (Baseline::match), and adds the live/baseline
     /// ratio to the run table; nullptr removes it.
     void setBaseline(std::shared_ptr<const Baseline> baseline);
-    const Baseline* baseline() const { return m_baseline.get(); }
+    const Baseline* baseline() const;
     /// A run file of this session the Baseline menu offers.
     void addBaselineCandidate(const QString& path);
     void setCumulative(bool cumulative);
@@ -98,12 +97,6 @@ private:
     void updateLegend();
     void addKneePoint(const RunSummary& summary);
     void applySeriesVisibility();
-    void drawBaselineArms();
-    void drawBaselineArm(int index);
-    int armStartOf(const QString& run) const; ///< index in m_armStarts of the run's arm, -1 if none
-    void updateBaselineRatio(const QString& run, const RunSnapshot& s);
-    void updateBaselineRatioAtEnd(const QString& run, const RunSummary& summary);
-    void rebuildBaselineMenu();
 
     std::array<TimeSeriesPlot*, kLiveCharts.size()> m_charts {}; ///< by LiveChart
     QHash<QString, double> m_offsets; ///< run -> experiment time at its start
@@ -123,18 +116,7 @@ private:
     QLabel* m_legend;
     QCheckBox* m_cumulativeBox;
     SteerBox* m_steerBox;
-    std::shared_ptr<const Baseline> m_baseline;
-    struct ArmStart {
-        QString run;
-        double offset;
-    };
-    std::vector<ArmStart> m_armStarts; ///< live arms (not steered segments) in start order
-    QHash<QString, RunSnapshot> m_lastSnapshots;
-    QHash<QString, RunSummary> m_finishedRuns; ///< run -> its summary, once finished (exact ratios) ///< run -> its
-                                               ///< latest snapshot (ratios for a baseline picked later)
-    QToolButton* m_baselineButton;
-    QMenu* m_baselineMenu;
-    QStringList m_baselineCandidates;
+    LiveBaselineOverlay* m_baseline;
     QSet<QString> m_pendingSegments;
     QHash<QString, int> m_segmentsDrawn; ///< arm run -> steered segments marked so far ///< steered segments whose
                                          ///< boundary waits for their first point

@@ -1,6 +1,4 @@
-// The Live page's baseline: a saved run drawn faded under the
-// charts, arm by arm, and the live/baseline ratios in the run table.
-#include "livepage.h"
+#include "livebaselineoverlay.h"
 
 #include "charts/chartstyle.h"
 #include "charts/timeseriesplot.h"
@@ -11,74 +9,116 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QToolButton>
+#include <QWidget>
 
 #include <tuple>
 
 namespace ks {
 
-void LivePage::setBaseline(std::shared_ptr<const Baseline> baseline)
+LiveBaselineOverlay::LiveBaselineOverlay(
+    const Charts* charts, RunListModel* runs, std::function<QColor(const QString& run)> colorOf, QWidget* page)
+    : QObject(page)
+    , m_charts(charts)
+    , m_runs(runs)
+    , m_colorOf(std::move(colorOf))
+    , m_page(page)
+    , m_button(new QToolButton(page))
+    , m_menu(new QMenu(page))
+{
+    m_button->setText(tr("Basel&ine"));
+    m_button->setPopupMode(QToolButton::InstantPopup);
+    m_button->setMenu(m_menu);
+    m_button->setToolTip(tr("Draw a saved run faded under the charts, each of its arms aligned at the start "
+                            "of the live arm of the same name (else the same arm, else the same position), "
+                            "with live/baseline ratios in the run table"));
+    rebuildMenu();
+}
+
+void LiveBaselineOverlay::setBaseline(std::shared_ptr<const Baseline> baseline)
 {
     m_baseline = std::move(baseline);
-    drawBaselineArms();
+    drawArms();
     m_runs->clearBaselineRatios();
     for (auto it = m_lastSnapshots.cbegin(); it != m_lastSnapshots.cend(); ++it)
-        updateBaselineRatio(it.key(), it.value()); // runs still going
+        updateRatio(it.key(), it.value()); // runs still going
     for (auto it = m_finishedRuns.cbegin(); it != m_finishedRuns.cend(); ++it)
-        updateBaselineRatioAtEnd(it.key(), it.value());
-    updateLegend();
-    rebuildBaselineMenu();
+        updateRatioAtEnd(it.key(), it.value());
+    rebuildMenu();
 }
 
-void LivePage::addBaselineCandidate(const QString& path)
+void LiveBaselineOverlay::addCandidate(const QString& path)
 {
-    m_baselineCandidates.removeAll(path);
-    m_baselineCandidates.prepend(path);
-    while (m_baselineCandidates.size() > 8)
-        m_baselineCandidates.removeLast();
-    rebuildBaselineMenu();
+    m_candidates.removeAll(path);
+    m_candidates.prepend(path);
+    while (m_candidates.size() > 8)
+        m_candidates.removeLast();
+    rebuildMenu();
 }
 
-void LivePage::rebuildBaselineMenu()
+void LiveBaselineOverlay::armStarted(const QString& run, double offset)
 {
-    m_baselineMenu->clear();
-    m_baselineMenu->addAction(tr("&Open run file…"), this, [this] {
+    m_armStarts.push_back({ run, offset });
+    drawArm(int(m_armStarts.size()) - 1);
+}
+
+void LiveBaselineOverlay::snapshotAdded(const QString& run, const RunSnapshot& snapshot)
+{
+    m_lastSnapshots.insert(run, snapshot);
+    updateRatio(run, snapshot);
+}
+
+void LiveBaselineOverlay::runFinished(const QString& run, const RunSummary& summary)
+{
+    m_finishedRuns.insert(run, summary);
+    updateRatioAtEnd(run, summary);
+}
+
+void LiveBaselineOverlay::clearRuns()
+{
+    m_lastSnapshots.clear();
+    m_finishedRuns.clear();
+    m_armStarts.clear();
+}
+
+void LiveBaselineOverlay::rebuildMenu()
+{
+    m_menu->clear();
+    m_menu->addAction(tr("&Open run file…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
-            this, tr("Baseline run file"), QString(), tr("Run files (*.jsonl);;All files (*)"));
+            m_page, tr("Baseline run file"), QString(), tr("Run files (*.jsonl);;All files (*)"));
         if (!path.isEmpty())
-            emit baselineRequested(path);
+            emit requested(path);
     });
-    if (!m_baselineCandidates.isEmpty()) {
-        m_baselineMenu->addSection(tr("Runs of this session"));
-        for (const QString& path : std::as_const(m_baselineCandidates)) {
-            QAction* pick = m_baselineMenu->addAction(
-                QFileInfo(path).fileName(), this, [this, path] { emit baselineRequested(path); });
+    if (!m_candidates.isEmpty()) {
+        m_menu->addSection(tr("Runs of this session"));
+        for (const QString& path : std::as_const(m_candidates)) {
+            QAction* pick = m_menu->addAction(QFileInfo(path).fileName(), this, [this, path] { emit requested(path); });
             pick->setCheckable(true);
             pick->setChecked(m_baseline && m_baseline->path == path);
         }
     }
-    m_baselineMenu->addSeparator();
-    QAction* none = m_baselineMenu->addAction(tr("&No baseline"), this, [this] { emit baselineRequested({}); });
+    m_menu->addSeparator();
+    QAction* none = m_menu->addAction(tr("&No baseline"), this, [this] { emit requested({}); });
     none->setEnabled(m_baseline != nullptr);
-    m_baselineButton->setText(
-        m_baseline ? tr("Basel&ine: %1").arg(QFileInfo(m_baseline->path).fileName()) : tr("Basel&ine"));
+    m_button->setText(m_baseline ? tr("Basel&ine: %1").arg(QFileInfo(m_baseline->path).fileName()) : tr("Basel&ine"));
 }
 
-void LivePage::drawBaselineArms()
+void LiveBaselineOverlay::drawArms()
 {
-    for (TimeSeriesPlot* chart : std::as_const(m_charts))
+    for (TimeSeriesPlot* chart : *m_charts)
         chart->removeSeries(QStringLiteral("~base/"));
     for (int i = 0; i < int(m_armStarts.size()); ++i)
-        drawBaselineArm(i);
+        drawArm(i);
 }
 
-void LivePage::drawBaselineArm(int index)
+void LiveBaselineOverlay::drawArm(int index)
 {
     if (!m_baseline)
         return;
     const ArmStart& start = m_armStarts[std::size_t(index)];
     if (index > 0) { // the previous arm's baseline ends where this arm begins
         const QString previous = QStringLiteral("~base/%1/").arg(index - 1);
-        for (TimeSeriesPlot* chart : std::as_const(m_charts))
+        for (TimeSeriesPlot* chart : *m_charts)
             for (const QString& key : chart->seriesKeys())
                 if (key.startsWith(previous))
                     chart->truncateSeries(key, start.offset);
@@ -86,7 +126,7 @@ void LivePage::drawBaselineArm(int index)
     const Baseline::Arm* arm = m_baseline->match(start.run, index);
     if (!arm)
         return;
-    QColor faded = colorOf(configOfRun(start.run));
+    QColor faded = m_colorOf(start.run);
     faded.setAlphaF(0.45);
     const QString prefix = QStringLiteral("~base/%1/").arg(index);
     const QString name = tr("baseline %1").arg(arm->run);
@@ -126,10 +166,10 @@ void LivePage::drawBaselineArm(int index)
             series(LiveChart::Server, QStringLiteral("waiting"), tr("waiting"), QPen(faded, 1.2, Qt::DashLine))
                 ->append(prefix + QStringLiteral("waiting"), x, s.serverWaiting);
     }
-    applySeriesVisibility();
+    emit seriesAdded();
 }
 
-int LivePage::armStartOf(const QString& run) const
+int LiveBaselineOverlay::armStartOf(const QString& run) const
 {
     const QString armRun = RunId::parse(run).unsegmented(); // a steered segment: its arm
     for (int i = 0; i < int(m_armStarts.size()); ++i)
@@ -145,12 +185,12 @@ QString ratioText(double liveTtft, double baseTtft, double liveTpot, double base
     auto ratio = [](double live, double baseline) {
         return baseline > 0 && live >= 0 ? QStringLiteral("%1×").arg(live / baseline, 0, 'f', 2) : QStringLiteral("–");
     };
-    return LivePage::tr("TTFT %1  TPOT %2").arg(ratio(liveTtft, baseTtft), ratio(liveTpot, baseTpot));
+    return LiveBaselineOverlay::tr("TTFT %1  TPOT %2").arg(ratio(liveTtft, baseTtft), ratio(liveTpot, baseTpot));
 }
 
 QString ratioValues(double liveTtft, double baseTtft, double liveTpot, double baseTpot)
 {
-    return LivePage::tr("TTFT %1 / %2 ms, TPOT %3 / %4 ms")
+    return LiveBaselineOverlay::tr("TTFT %1 / %2 ms, TPOT %3 / %4 ms")
         .arg(liveTtft, 0, 'f', 1)
         .arg(baseTtft, 0, 'f', 1)
         .arg(liveTpot, 0, 'f', 2)
@@ -159,7 +199,7 @@ QString ratioValues(double liveTtft, double baseTtft, double liveTpot, double ba
 
 } // namespace
 
-void LivePage::updateBaselineRatio(const QString& run, const RunSnapshot& s)
+void LiveBaselineOverlay::updateRatio(const QString& run, const RunSnapshot& s)
 {
     if (!m_baseline || s.ttftMs.count == 0 || m_finishedRuns.contains(run))
         return;
@@ -174,7 +214,7 @@ void LivePage::updateBaselineRatio(const QString& run, const RunSnapshot& s)
                 ratioValues(s.ttftMs.p50, base->ttftMs.p50, s.tpotMs.p50, base->tpotMs.p50)));
 }
 
-void LivePage::updateBaselineRatioAtEnd(const QString& run, const RunSummary& summary)
+void LiveBaselineOverlay::updateRatioAtEnd(const QString& run, const RunSummary& summary)
 {
     if (!m_baseline)
         return;
