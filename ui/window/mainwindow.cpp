@@ -1,9 +1,9 @@
 #include "mainwindow.h"
 
-#include "datalocations.h"
+#include "baselinecontrol.h"
 #include "editor/experimentdocument.h"
 #include "editor/experimenteditor.h"
-#include "feeds/baseline.h"
+#include "editor/launchgate.h"
 #include "feeds/replaycontroller.h"
 #include "feeds/runcontroller.h"
 #include "feeds/runfileloader.h"
@@ -17,6 +17,8 @@
 #include "runstatustext.h"
 #include "settings.h"
 #include "source/runsource.h"
+#include "specfiles.h"
+#include "steeringlink.h"
 #include "uiprofile.h"
 #include "windowplacement.h"
 
@@ -27,11 +29,8 @@
 #include <QCloseEvent>
 #include <QDateTime>
 #include <QDir>
-#include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
-#include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QScreen>
@@ -58,8 +57,10 @@ MainWindow::MainWindow(QWidget* parent)
     , m_pages(new QTabWidget(this))
     , m_splitter(new QSplitter(Qt::Horizontal, this))
     , m_status(new QLabel(this))
-    , m_baselineLoader(new BaselineLoader(this))
-    , m_trust(m_settings)
+    , m_steering(new SteeringLink(m_live, m_controller, this))
+    , m_baseline(new BaselineControl(m_live, this))
+    , m_gate(new LaunchGate(m_document, m_editor, m_settings, this))
+    , m_specFiles(new SpecFiles(m_document, m_gate, m_settings, this))
 {
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(20000);
@@ -91,13 +92,36 @@ MainWindow::MainWindow(QWidget* parent)
         });
     });
     connect(m_controller, &RunController::finished, this, &MainWindow::onFinished);
-    connectSteering();
+    connect(m_gate, &LaunchGate::approved, this, &MainWindow::startRun);
+    connect(m_specFiles, &SpecFiles::pathChanged, this, &MainWindow::updateTitle);
+    connect(m_specFiles, &SpecFiles::logged, this, &MainWindow::log);
+    connect(m_specFiles, &SpecFiles::recentChanged, this, [this] {
+        if (m_menus)
+            m_menus->rebuildRecent();
+    });
+    connect(m_specFiles, &SpecFiles::saved, this,
+        [this](const QString& path) { statusBar()->showMessage(tr("Saved %1").arg(path), 4000); });
+    connect(m_gate, &LaunchGate::logged, this, &MainWindow::log);
+    connect(m_gate, &LaunchGate::invalid, this, [this](const QString& problems) {
+        m_status->setText(tr("The experiment has problems; they are marked in the editor."));
+        m_menus->editorAction()->setChecked(true); // a hidden editor cannot show them
+        log(tr("Not started:\n%1").arg(problems));
+    });
+    connect(m_gate, &LaunchGate::declined, this, [this] {
+        m_status->setText(tr("Not run: the server command is not trusted. Edit the experiment, or point it at a "
+                             "server you started yourself."));
+        log(tr("Not run: the server command was not trusted"));
+    });
+    connect(m_steering, &SteeringLink::steered, this, &MainWindow::log);
+    connect(m_steering, &SteeringLink::refused, m_status, &QLabel::setText);
     connect(m_pages, &QTabWidget::currentChanged, this, [this] {
         if (m_pages->currentWidget() == m_compare || m_pages->currentWidget() == m_drift)
             showPendingPages();
     });
     connect(m_document, &ExperimentDocument::changed, this, &MainWindow::updateTitle);
-    connectBaseline();
+    connect(m_baseline, &BaselineControl::status, m_status, &QLabel::setText);
+    connect(m_baseline, &BaselineControl::logged, this, &MainWindow::log);
+    connect(m_baseline, &BaselineControl::changed, this, &MainWindow::baselineChanged);
     m_live->setCumulative(m_settings->chartsCumulative());
     connect(m_live, &LivePage::cumulativeToggled, m_settings, &Settings::setChartsCumulative);
 
@@ -124,10 +148,10 @@ MainWindow::MainWindow(QWidget* parent)
     setAcceptDrops(true);
 
     m_menus = new MainMenus(this, m_settings, m_editor, m_replay);
-    connect(m_menus, &MainMenus::newExperimentRequested, this, &MainWindow::newExperiment);
-    connect(m_menus, &MainMenus::openExperimentRequested, this, &MainWindow::openSpecDialog);
-    connect(m_menus, &MainMenus::saveRequested, this, &MainWindow::save);
-    connect(m_menus, &MainMenus::saveAsRequested, this, &MainWindow::saveSpecAs);
+    connect(m_menus, &MainMenus::newExperimentRequested, m_specFiles, &SpecFiles::newExperiment);
+    connect(m_menus, &MainMenus::openExperimentRequested, m_specFiles, &SpecFiles::openDialog);
+    connect(m_menus, &MainMenus::saveRequested, m_specFiles, &SpecFiles::save);
+    connect(m_menus, &MainMenus::saveAsRequested, m_specFiles, &SpecFiles::saveAsDialog);
     connect(m_menus, &MainMenus::recentFileChosen, this, &MainWindow::openPath);
     if (!restoreGeometry(m_settings->windowGeometry())) {
         // First start: size the window to the screen (closeEvent saves it from then on).
@@ -169,28 +193,12 @@ void MainWindow::connectSource(RunSource* source)
 
 bool MainWindow::openSpec(const QString& path, LaunchTrust::Origin origin)
 {
-    QFile file(path);
-    QString error;
-    if (!file.open(QIODevice::ReadOnly)) {
-        error = file.errorString();
-    } else if (m_document->load(file.readAll(), &error)) {
-        m_specPath = path;
-        const QString templates = QFileInfo(experimentTemplateDirectory()).canonicalFilePath();
-        if (path.startsWith(QLatin1Char(':'))
-            || (!templates.isEmpty() && QFileInfo(path).canonicalFilePath().startsWith(templates + QLatin1Char('/'))))
-            origin = LaunchTrust::Origin::Own;
-        m_trust.loaded(origin, currentPlan());
-        if (!path.startsWith(QLatin1Char(':'))) {
-            m_settings->setLastSpecPath(path);
-            m_settings->addRecentFile(path);
-            m_menus->rebuildRecent();
-        }
-        updateTitle();
-        log(tr("Loaded experiment %1").arg(path));
-        return true;
-    }
-    QMessageBox::warning(this, tr("Cannot open experiment"), tr("%1:\n%2").arg(path, error));
-    return false;
+    return m_specFiles->open(path, origin);
+}
+
+bool MainWindow::saveSpec(const QString& path)
+{
+    return m_specFiles->saveTo(path);
 }
 
 void MainWindow::loadBundled(const QString& name)
@@ -198,61 +206,57 @@ void MainWindow::loadBundled(const QString& name)
     openSpec(QStringLiteral(":/experiments/%1.json").arg(name));
 }
 
-void MainWindow::newExperiment()
+void MainWindow::run()
 {
-    QString ignored;
-    m_document->load(QByteArray::fromStdString(ExperimentDocument::newExperiment().dump()), &ignored);
-    m_trust.loaded(LaunchTrust::Origin::Own, {});
-    m_specPath.clear();
-    updateTitle();
-}
-
-void MainWindow::save()
-{
-    const QString templates = experimentTemplateDirectory();
-    if (m_specPath.isEmpty() || m_specPath.startsWith(QLatin1Char(':'))
-        || (!templates.isEmpty() && m_specPath.startsWith(templates + QLatin1Char('/'))))
-        saveSpecAs();
-    else
-        saveSpec(m_specPath);
-}
-
-bool MainWindow::saveSpec(const QString& path)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(m_document->toBytes()) < 0) {
-        QMessageBox::warning(this, tr("Cannot save experiment"), tr("%1:\n%2").arg(path, file.errorString()));
-        return false;
+    if (isRunning())
+        return;
+    if (m_gate->isAsking()) {
+        m_gate->raise(); // still asking about this experiment
+        return;
     }
-    m_specPath = path;
-    m_trust.saved(currentPlan()); // the file as written is the user's, if what was in the editor was
-    m_settings->setLastSpecPath(path);
-    m_settings->addRecentFile(path);
-    m_menus->rebuildRecent();
-    updateTitle();
-    statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
-    return true;
+    m_replay->stop();
+    m_replayBar->hide();
+    m_gate->request(m_specFiles->path());
 }
 
-void MainWindow::saveSpecAs()
+void MainWindow::startRun(const ExperimentSpec& spec)
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save experiment"),
-        QFileInfo(m_specPath).fileName().isEmpty() ? QStringLiteral("experiment.json")
-                                                   : QFileInfo(m_specPath).fileName(),
-        tr("Experiment specs (*.json)"));
-    if (!path.isEmpty())
-        saveSpec(path);
+    if (isRunning())
+        return;
+    const QString dir = m_settings->runDirectory();
+    QDir().mkpath(dir);
+    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    m_runFile = QDir(dir).filePath(QStringLiteral("%1-%2.jsonl").arg(spec.name, stamp));
+    m_live->clear();
+    m_liveFile.reset();
+    m_liveExperiment.reset();
+    m_liveRuns.clear();
+    m_pendingPages.reset();
+    m_currentRun.clear();
+    m_totalIsEstimate
+        = std::any_of(spec.arms.begin(), spec.arms.end(), [](const ArmSpec& a) { return a.sweep.has_value(); });
+    m_experimentClock.start();
+    log(tr("Running %1 into %2").arg(spec.name, m_runFile));
+    m_runningSpec = spec;
+    m_controller->start(spec, m_runFile);
+    m_editor->setRunning(true);
+    m_pages->setCurrentWidget(m_live);
+    m_status->setText(tr("Starting %1 …").arg(spec.name));
+    updateActions();
 }
 
-void MainWindow::openSpecDialog()
+void MainWindow::stop()
 {
-    const QString start = m_specPath.isEmpty() || m_specPath.startsWith(QLatin1Char(':'))
-        ? experimentTemplateDirectory()
-        : QFileInfo(m_specPath).absolutePath();
-    const QString path
-        = QFileDialog::getOpenFileName(this, tr("Open experiment"), start, tr("Experiment specs (*.json)"));
-    if (!path.isEmpty())
-        openSpec(path);
+    if (!isRunning())
+        return;
+    log(tr("Stopping: the current arm ends cleanly and the file is closed"));
+    m_status->setText(tr("Stopping …"));
+    m_controller->stop();
+}
+
+bool MainWindow::isRunning() const
+{
+    return m_controller->isRunning();
 }
 
 void MainWindow::onRunStarted(const RunInfo& info)
@@ -263,7 +267,7 @@ void MainWindow::onRunStarted(const RunInfo& info)
     uiprofile::write("arm_start", "\"arm\":" + std::to_string(info.index + 1));
     m_live->runStarted(info.run);
     log(armStartedLine(info.run, info.index, info.total, m_totalIsEstimate));
-    updateSteering(info.run);
+    m_steering->runStarted(info.run, isRunning() ? &m_runningSpec : nullptr);
 }
 
 void MainWindow::onProgress(const LoadProgress& p)
@@ -295,7 +299,7 @@ void MainWindow::onRunFinished(const QString& run, const RunSummary& summary)
 void MainWindow::onFinished(const QString& message)
 {
     m_editor->setRunning(false);
-    m_live->setSteerable(false, SteerBox::Kind::Concurrency, 1, tr("No arm is running"));
+    m_steering->stopped();
     updateActions();
     const QString done = message.isEmpty() ? tr("Experiment finished") : tr("Experiment ended with problems");
     m_status->setText(
@@ -339,13 +343,8 @@ void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
         return; // the notes are an opened file's, given once with its first result
     if (result->path == m_replay->path() && result->otherPath.isEmpty() && !isRunning()) {
         // The editor shows the experiment that produced the file, ready to run again.
-        const nlohmann::json& spec = result->file->spec();
-        QString ignored;
-        if (!spec.empty() && m_document->load(QByteArray::fromStdString(spec.dump()), &ignored)) {
-            m_trust.loaded(LaunchTrust::Origin::File, currentPlan()); // a run file's command is its author's
-            m_specPath.clear();
+        if (m_specFiles->showFromRunFile(result->file->spec()))
             setWindowTitle(QStringLiteral("knobscope — %1").arg(QFileInfo(result->path).fileName()));
-        }
     }
     const QStringList notes = runFileNotes(*result->file);
     log(tr("Loaded %1: %2 runs").arg(result->path).arg(result->file->runs.size())
@@ -354,6 +353,11 @@ void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
             ? tr("Loaded %1").arg(result->path)
             : tr("Loaded %1 with %2 notes (see the Log page)").arg(result->path).arg(notes.size()),
         8000);
+}
+
+void MainWindow::setBaselineFile(const QString& path)
+{
+    m_baseline->setFile(path);
 }
 
 void MainWindow::showPendingPages()
@@ -427,9 +431,10 @@ void MainWindow::log(const QString& line)
 
 void MainWindow::updateTitle()
 {
-    const QString name = m_specPath.isEmpty()     ? tr("new experiment")
-        : m_specPath.startsWith(QLatin1Char(':')) ? tr("%1 (bundled)").arg(QFileInfo(m_specPath).fileName())
-                                                  : QFileInfo(m_specPath).fileName();
+    const QString name = m_specFiles->path().isEmpty() ? tr("new experiment")
+        : m_specFiles->path().startsWith(QLatin1Char(':'))
+        ? tr("%1 (bundled)").arg(QFileInfo(m_specFiles->path()).fileName())
+        : QFileInfo(m_specFiles->path()).fileName();
     setWindowTitle(QStringLiteral("knobscope — %1").arg(name));
 }
 

@@ -5,7 +5,6 @@
 
 #include <QElapsedTimer>
 #include <QMainWindow>
-#include <QPointer>
 
 #include <nlohmann/json.hpp>
 
@@ -19,12 +18,12 @@ class QTabWidget;
 
 namespace ks {
 
-class BaselineLoader;
+class BaselineControl;
 class ComparePage;
 class DriftPage;
 class ExperimentDocument;
 class ExperimentEditor;
-class LaunchTrustDialog;
+class LaunchGate;
 class LivePage;
 class MainMenus;
 class ReplayBar;
@@ -38,6 +37,8 @@ class RunSource;
 struct RunInfo;
 struct RunSummary;
 class Settings;
+class SpecFiles;
+class SteeringLink;
 struct LoadProgress;
 struct RunSnapshot;
 
@@ -100,26 +101,12 @@ protected:
 private:
     /// Live and replayed runs reach the pages through the same slots.
     void connectSource(RunSource* source);
-    void connectBaseline();
-    void newExperiment();
-    /// Saves in place, or asks for a name when the spec is new, bundled or a template.
-    void save();
-    void saveSpecAs();
-    void openSpecDialog();
     void openPath(const QString& path);
-    /// What running the editor's experiment would start (empty when it does not validate).
-    LaunchPlan currentPlan() const;
-    /// Shows the commands of `plan` and runs `spec` if the user trusts them.
-    void askToTrust(const ExperimentSpec& spec, const LaunchPlan& plan);
     void startRun(const ExperimentSpec& spec);
     void onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result);
     /// Hands Compare and Drift the live comparison they were spared while hidden.
     void showPendingPages();
     void onRunStarted(const RunInfo& info);
-    /// Enables the Live page's steering for a running plain concurrency or rate arm.
-    void updateSteering(const QString& run);
-    /// The Steer box to the run controller and its answers to the log (mainwindowsteering.cpp).
-    void connectSteering();
     void onProgress(const LoadProgress& progress);
     void onSnapshot(const QString& run, const RunSnapshot& snapshot);
     void onRunFinished(const QString& run, const RunSummary& summary);
@@ -143,10 +130,10 @@ private:
     QSplitter* m_splitter;
     QLabel* m_status;
     MainMenus* m_menus = nullptr;
-    BaselineLoader* m_baselineLoader;
-    LaunchTrust m_trust;
-    QPointer<LaunchTrustDialog> m_trustDialog;
-    QString m_specPath;
+    SteeringLink* m_steering;
+    BaselineControl* m_baseline;
+    LaunchGate* m_gate;
+    SpecFiles* m_specFiles;
     QString m_runFile;
     /// The experiment running now, as far as it got: what the runner wrote,
     /// handed over run by run, never read back from the file it is writing.
