@@ -13,6 +13,8 @@ int driftCommand(const QStringList& arguments);
 int mergeCommand(const QStringList& arguments);
 /// `knobscope import`: vLLM, GuideLLM and AIPerf results as a knobscope run file.
 int importCommand(const QStringList& arguments);
+/// `knobscope runs`: the run library, listed or rescanned (docs/library.md).
+int runsCommand(const QStringList& arguments);
 /// `knobscope export RUNS.jsonl --vllm-json DIR`: no display needed, unlike the chart exports.
 int exportVllmCommand(const QStringList& arguments);
 /// The dashboard (QApplication); argc/argv untouched.

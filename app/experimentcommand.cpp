@@ -227,5 +227,7 @@ int runExperimentSpec(ks::ExperimentSpec spec, const QString& outPath, ProgressR
         return 1;
     }
     std::fprintf(stderr, "knobscope run: wrote %s\n", qPrintable(outPath));
+    // After the file is complete, so a crash mid-run never leaves the library ahead of it.
+    catalogueRunFile(extras.library, "knobscope run", outPath);
     return problems.isEmpty() && !errorsAboveThreshold ? 0 : 1;
 }

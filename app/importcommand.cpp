@@ -4,6 +4,7 @@
 #include "import/importedrun.h"
 #include "import/resultfile.h"
 #include "import/vllmexport.h"
+#include "libraryoptions.h"
 #include "loadflags.h"
 #include "store/jsonlwriter.h"
 #include "store/recordjson.h"
@@ -57,6 +58,7 @@ int importCommand(const QStringList& arguments)
     parser.addPositionalArgument(
         QStringLiteral("FILE"), QStringLiteral("Result files to import."), QStringLiteral("FILE..."));
     parser.addOption({ QStringLiteral("out"), QStringLiteral("The run file to write."), QStringLiteral("RUNS.jsonl") });
+    addLibraryOptions(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope import"))
         return *exitCode;
     const QStringList files = parser.positionalArguments();
@@ -97,6 +99,7 @@ int importCommand(const QStringList& arguments)
         return 1;
     }
     std::fprintf(stderr, "knobscope import: wrote %zu runs to %s\n", runs.size(), qPrintable(out));
+    catalogueRunFile(libraryChoiceOf(parser), "knobscope import", out);
     return 0;
 }
 

@@ -30,6 +30,8 @@ usage:
   knobscope calibrate [--concurrency C] [--requests N] [--max-tokens T]
   knobscope import RESULT.json... --out RUNS.jsonl   vLLM bench serve, GuideLLM or AIPerf results (by content)
   knobscope export RUNS.jsonl --vllm-json DIR        one vLLM-format result JSON per run
+  knobscope runs [--where TERM]... [--json]        the run library: every run catalogued, newest first
+  knobscope runs rescan DIR                        catalogue the run files under DIR (rebuilds the library)
 
 report, compare and open also read vLLM, GuideLLM and AIPerf results directly (docs/formats.md).
 
@@ -79,7 +81,7 @@ int main(int argc, char** argv)
     const QString first = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QString();
     static const QStringList commands = { QStringLiteral("run"), QStringLiteral("report"), QStringLiteral("compare"),
         QStringLiteral("drift"), QStringLiteral("calibrate"), QStringLiteral("export"), QStringLiteral("open"),
-        QStringLiteral("merge"), QStringLiteral("import") };
+        QStringLiteral("merge"), QStringLiteral("import"), QStringLiteral("runs") };
     const bool cliFlag
         = first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("--version");
     if (first.isEmpty() || (first.startsWith(QLatin1Char('-')) && !cliFlag))
@@ -137,6 +139,8 @@ int main(int argc, char** argv)
         return mergeCommand(args);
     if (command == QLatin1String("import"))
         return importCommand(args);
+    if (command == QLatin1String("runs"))
+        return runsCommand(args);
     if (command == QLatin1String("export"))
         return exportVllmCommand(args);
     return usageError(QStringLiteral("unknown command '%1'").arg(command));

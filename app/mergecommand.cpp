@@ -1,5 +1,6 @@
 // knobscope merge part-*.jsonl --out RUNS.jsonl: the parts of a sharded run as one run file.
 #include "commands.h"
+#include "libraryoptions.h"
 #include "loadflags.h"
 #include "shard/shardmerge.h"
 #include "store/jsonlwriter.h"
@@ -20,6 +21,7 @@ int mergeCommand(const QStringList& arguments)
     parser.addPositionalArgument(QStringLiteral("PART.jsonl"), QStringLiteral("Every part of the run, one per shard."),
         QStringLiteral("PART..."));
     parser.addOption({ QStringLiteral("out"), QStringLiteral("Merged run file to write."), QStringLiteral("FILE") });
+    addLibraryOptions(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope merge"))
         return *exitCode;
     if (!parser.isSet(QStringLiteral("out"))) {
@@ -61,5 +63,6 @@ int mergeCommand(const QStringList& arguments)
         std::printf("%s: %d requests from %d parts, start skew %.1f ms\n", qPrintable(run.run), run.requests, run.parts,
             double(run.startSkewUs) / 1000.0);
     std::fprintf(stderr, "knobscope merge: wrote %s\n", qPrintable(parser.value(QStringLiteral("out"))));
+    catalogueRunFile(libraryChoiceOf(parser), "knobscope merge", parser.value(QStringLiteral("out")));
     return 0;
 }

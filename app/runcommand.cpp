@@ -110,9 +110,11 @@ int runCommand(const QStringList& arguments)
         QStringLiteral("LABEL") });
     addLoadFlags(parser);
     addPromptFlags(parser);
+    addLibraryOptions(parser);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope run"))
         return *exitCode;
     RunExtras extras;
+    extras.library = libraryChoiceOf(parser);
     if (parser.isSet(QStringLiteral("shard"))) {
         QString error;
         extras.shard = ks::parseShardId(parser.value(QStringLiteral("shard")), &error);

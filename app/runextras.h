@@ -1,5 +1,6 @@
 #pragma once
 
+#include "libraryoptions.h"
 #include "shard/shardplan.h"
 
 #include <QHostAddress>
@@ -17,4 +18,5 @@ struct RunExtras {
     bool controlStdin = false; ///< --control stdin: steer the running arm (docs/experiments.md, "Steering")
     int calibrationRuns = 0; ///< --aa N: an A/A calibration of N rounds; 0: none
     QString calibrationBaseline; ///< --baseline LABEL with --aa: the configuration calibrated
+    LibraryChoice library; ///< --library / --no-library: where the finished run file is catalogued
 };

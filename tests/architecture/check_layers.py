@@ -32,6 +32,7 @@ CORE_ORDER = [
     "server",    # starting, checking and asking the server under test
     "shard",     # one experiment over several clients, and the parts merged
     "experiment",# the runner: arms in order, steering, the knob search
+    "library",   # the run library: every run file catalogued in SQLite
 ]
 # Top-level parts: the simulator and the dashboard both build on core; the
 # app (the knobscope executable) on all of them.

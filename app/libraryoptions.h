@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QString>
+
+class QCommandLineParser;
+
+/// Where a command's run files are catalogued (docs/library.md): --library FILE,
+/// else $KNOBSCOPE_LIBRARY, else the user's data folder; --no-library: nowhere.
+struct LibraryChoice {
+    QString path; ///< empty with `off`
+    bool off = false;
+};
+
+void addLibraryOptions(QCommandLineParser& parser, bool withNoLibrary = true);
+LibraryChoice libraryChoiceOf(const QCommandLineParser& parser);
+
+/// Catalogues the complete run file `path` in the chosen library. Never fails
+/// the command: a library that is busy, corrupt or unwritable is reported on
+/// stderr (as "TOOL: run library: ...") and the command goes on.
+void catalogueRunFile(const LibraryChoice& choice, const char* tool, const QString& path);

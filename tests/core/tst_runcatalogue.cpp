@@ -1,0 +1,266 @@
+// The run library (core/library): rows from run files, rebuilt from them by a
+// rescan, a corrupt database set aside, moved and missing files, filters, and
+// two writers at once.
+#include "library/runcatalogue.h"
+#include "store/runfile.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <thread>
+
+using namespace ks;
+
+namespace {
+
+const QString kFixture = QStringLiteral(KNOBSCOPE_TEST_DATA "/runs/fixture.jsonl");
+const QString kReasoning = QStringLiteral(KNOBSCOPE_TEST_DATA "/runs/reasoning-tools.jsonl");
+
+// A row's content without its ids and catalogue times: what a rebuild must give again.
+QString contentOf(const CatalogueRow& r)
+{
+    auto figure = [](const CatalogueFigure& f) {
+        return QStringLiteral("%1[%2,%3]")
+            .arg(f.value.value_or(-1), 0, 'g', 12)
+            .arg(f.low.value_or(-1), 0, 'g', 12)
+            .arg(f.high.value_or(-1), 0, 'g', 12);
+    };
+    return QStringList { r.file.path, QString::number(r.file.size), r.file.sha256, r.file.specName, r.file.host,
+        r.file.knobscopeVersion, r.file.serverVersions, r.file.startedAt, r.file.note, r.arm.config, r.arm.arm,
+        r.arm.model, r.arm.knobs, r.arm.armShape, QString::number(r.arm.requests), QString::number(r.arm.errors),
+        figure(r.arm.ttftP50), figure(r.arm.ttftP99), figure(r.arm.tpotP50), figure(r.arm.e2eP50),
+        QString::number(r.arm.reqPerS.value_or(-1), 'g', 12), r.arm.intervalMethod,
+        r.missing ? QStringLiteral("missing") : QString() }
+        .join(QLatin1Char('|'));
+}
+
+QStringList contentsOf(const std::vector<CatalogueRow>& rows)
+{
+    QStringList out;
+    for (const CatalogueRow& r : rows)
+        out << contentOf(r);
+    out.sort();
+    return out;
+}
+
+std::vector<CatalogueRow> allRows(const RunCatalogue& catalogue)
+{
+    QString error;
+    std::vector<CatalogueRow> rows = catalogue.rows({}, &error);
+    if (!error.isEmpty())
+        qWarning("%s", qPrintable(error));
+    return rows;
+}
+
+} // namespace
+
+class TestRunCatalogue : public QObject {
+    Q_OBJECT
+
+private slots:
+    void rowsComeFromTheFile()
+    {
+        QTemporaryDir dir;
+        QString error;
+        auto catalogue = RunCatalogue::open(dir.filePath(QStringLiteral("lib.sqlite")), &error);
+        QVERIFY2(catalogue, qPrintable(error));
+        QVERIFY(catalogue->message().isEmpty());
+        RunFile file;
+        QVERIFY2(readRunFile(kFixture, &file, &error), qPrintable(error));
+        QVERIFY2(catalogue->addFile(kFixture, file, &error), qPrintable(error));
+        const std::vector<CatalogueRow> rows = allRows(*catalogue);
+        QVERIFY(!rows.empty());
+        QSet<QString> configs;
+        for (const CatalogueRow& r : rows) {
+            configs << r.arm.config;
+            QCOMPARE(r.arm.model, QStringLiteral("sim-reasoning"));
+            QCOMPARE(r.file.sha256.size(), 64);
+            QCOMPARE(r.file.startedAt, QStringLiteral("2026-11-30T02:20:25.215Z"));
+            QVERIFY(!r.missing);
+            QVERIFY2(r.arm.requests > 0, qPrintable(contentOf(r)));
+            if (r.arm.arm == QLatin1String("burst")) {
+                // The figure sits inside its own interval, all finite.
+                QVERIFY(r.arm.ttftP50.value && r.arm.ttftP50.low && r.arm.ttftP50.high);
+                QVERIFY(std::isfinite(*r.arm.ttftP50.value));
+                QVERIFY(*r.arm.ttftP50.low <= *r.arm.ttftP50.value && *r.arm.ttftP50.value <= *r.arm.ttftP50.high);
+                QCOMPARE(r.arm.intervalMethod, QStringLiteral("within-run"));
+                QVERIFY(r.arm.reqPerS.value_or(0) > 0);
+            }
+        }
+        QVERIFY(configs.contains(QStringLiteral("mns2")));
+        QVERIFY(configs.size() >= 2);
+        // Cataloguing the same file again replaces its rows, never doubles them.
+        QVERIFY2(catalogue->addFile(kFixture, file, &error), qPrintable(error));
+        QCOMPARE(allRows(*catalogue).size(), rows.size());
+        QCOMPARE(catalogue->fileCount(), 1);
+    }
+
+    void rescanRebuildsTheSameRows()
+    {
+        QTemporaryDir dir;
+        QDir().mkpath(dir.filePath(QStringLiteral("runs/older")));
+        QVERIFY(QFile::copy(kFixture, dir.filePath(QStringLiteral("runs/fixture.jsonl"))));
+        QVERIFY(QFile::copy(kReasoning, dir.filePath(QStringLiteral("runs/older/reasoning.jsonl"))));
+        QFile junk(dir.filePath(QStringLiteral("runs/notes.jsonl")));
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write("not a run file\n");
+        junk.close();
+        const QString db = dir.filePath(QStringLiteral("lib.sqlite"));
+        QString error;
+        QStringList first;
+        {
+            auto catalogue = RunCatalogue::open(db, &error);
+            QVERIFY2(catalogue, qPrintable(error));
+            const RescanResult scan = catalogue->rescan(dir.filePath(QStringLiteral("runs")));
+            QCOMPARE(scan.added, 2);
+            QCOMPARE(scan.problems.size(), 1); // notes.jsonl, named
+            QVERIFY2(scan.problems.front().contains(QLatin1String("notes.jsonl")), qPrintable(scan.problems.front()));
+            first = contentsOf(allRows(*catalogue));
+            // A second rescan reads nothing again.
+            const RescanResult again = catalogue->rescan(dir.filePath(QStringLiteral("runs")));
+            QCOMPARE(again.added, 0);
+            QCOMPARE(again.unchanged, 2);
+            QCOMPARE(again.problems.size(), 1); // not catalogued, so read (and named) again each time
+        }
+        QVERIFY(first.size() > 2);
+        QVERIFY(QFile::remove(db));
+        QFile::remove(db + QStringLiteral("-wal"));
+        QFile::remove(db + QStringLiteral("-shm"));
+        auto rebuilt = RunCatalogue::open(db, &error);
+        QVERIFY2(rebuilt, qPrintable(error));
+        QCOMPARE(rebuilt->rescan(dir.filePath(QStringLiteral("runs"))).added, 2);
+        QCOMPARE(contentsOf(allRows(*rebuilt)), first);
+    }
+
+    void corruptDatabaseIsSetAside()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("lib.sqlite"));
+        QFile garbage(db);
+        QVERIFY(garbage.open(QIODevice::WriteOnly));
+        garbage.write(QByteArray(8192, '\x5a'));
+        garbage.close();
+        QString error;
+        auto catalogue = RunCatalogue::open(db, &error);
+        QVERIFY2(catalogue, qPrintable(error));
+        QVERIFY2(catalogue->message().contains(QLatin1String("set aside")), qPrintable(catalogue->message()));
+        const QStringList aside = QDir(dir.path()).entryList({ QStringLiteral("lib.sqlite.corrupt-*") });
+        QCOMPARE(aside.size(), 1);
+        QCOMPARE(QFileInfo(dir.filePath(aside.front())).size(), 8192); // kept, not deleted
+        RunFile file;
+        QVERIFY(readRunFile(kFixture, &file, &error));
+        QVERIFY2(catalogue->addFile(kFixture, file, &error), qPrintable(error));
+        QVERIFY(!allRows(*catalogue).empty());
+    }
+
+    void movedFileIsFoundByHashAndMissingIsShown()
+    {
+        QTemporaryDir dir;
+        QDir().mkpath(dir.filePath(QStringLiteral("runs")));
+        const QString before = dir.filePath(QStringLiteral("runs/a.jsonl"));
+        QVERIFY(QFile::copy(kFixture, before));
+        QString error;
+        auto catalogue = RunCatalogue::open(dir.filePath(QStringLiteral("lib.sqlite")), &error);
+        QVERIFY2(catalogue, qPrintable(error));
+        QCOMPARE(catalogue->rescan(dir.filePath(QStringLiteral("runs"))).added, 1);
+        const qint64 fileId = allRows(*catalogue).front().fileId;
+        QVERIFY2(catalogue->setTags(fileId, QStringLiteral("before-upgrade"), &error), qPrintable(error));
+
+        QVERIFY(QFile::rename(before, dir.filePath(QStringLiteral("runs/b.jsonl"))));
+        const RescanResult scan = catalogue->rescan(dir.filePath(QStringLiteral("runs")));
+        QCOMPARE(scan.moved, 1);
+        QCOMPARE(scan.added, 0);
+        QCOMPARE(scan.missing, 0);
+        const std::vector<CatalogueRow> moved = allRows(*catalogue);
+        QCOMPARE(moved.front().fileId, fileId);
+        QCOMPARE(moved.front().tags, QStringLiteral("before-upgrade"));
+        QVERIFY(moved.front().file.path.endsWith(QLatin1String("b.jsonl")));
+        QCOMPARE(catalogue->fileCount(), 1);
+
+        QVERIFY(QFile::remove(dir.filePath(QStringLiteral("runs/b.jsonl"))));
+        QCOMPARE(catalogue->rescan(dir.filePath(QStringLiteral("runs"))).missing, 1);
+        const std::vector<CatalogueRow> gone = allRows(*catalogue);
+        QVERIFY(!gone.empty()); // still listed, marked
+        QVERIFY(gone.front().missing);
+        CatalogueFilter present;
+        present.includeMissing = false;
+        QVERIFY(catalogue->rows(present, &error).empty());
+    }
+
+    void filters()
+    {
+        QTemporaryDir dir;
+        QString error;
+        auto catalogue = RunCatalogue::open(dir.filePath(QStringLiteral("lib.sqlite")), &error);
+        QVERIFY2(catalogue, qPrintable(error));
+        RunFile file;
+        QVERIFY(readRunFile(kFixture, &file, &error));
+        QVERIFY2(catalogue->addFile(kFixture, file, &error), qPrintable(error));
+        const std::size_t all = allRows(*catalogue).size();
+        auto count = [&](const QStringList& terms) -> int {
+            CatalogueFilter filter;
+            QString why;
+            if (!parseCatalogueFilter(terms, &filter, &why))
+                return -1;
+            return int(catalogue->rows(filter, &why).size());
+        };
+        QCOMPARE(count({ QStringLiteral("model=reasoning") }), int(all));
+        QCOMPARE(count({ QStringLiteral("model=sim-8b") }), 0);
+        const int mns2 = count({ QStringLiteral("knob.max_num_seqs=2") });
+        QVERIFY(mns2 > 0 && mns2 < int(all));
+        QCOMPARE(count({ QStringLiteral("config=mns2") }), mns2);
+        QCOMPARE(count({ QStringLiteral("since=2026-11-30") }), int(all));
+        QCOMPARE(count({ QStringLiteral("since=2026-12-01") }), 0);
+        QVERIFY(count({ QStringLiteral("burst") }) > 0);
+        QCOMPARE(count({ QStringLiteral("100%_") }), 0); // LIKE's wildcards are literal
+        CatalogueFilter filter;
+        QVERIFY(!parseCatalogueFilter({ QStringLiteral("colour=red") }, &filter, &error));
+        QVERIFY2(error.contains(QLatin1String("colour")), qPrintable(error));
+        QVERIFY(!parseCatalogueFilter({ QStringLiteral("since=yesterday") }, &filter, &error));
+    }
+
+    // Two processes' worth of writers (each its own connection) on one database at once.
+    void twoWritersAtOnce()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("lib.sqlite"));
+        QString error;
+        QVERIFY2(RunCatalogue::open(db, &error), qPrintable(error));
+        std::atomic<int> failures = 0;
+        auto writer = [&](int which) {
+            QString why;
+            auto catalogue = RunCatalogue::open(db, &why);
+            if (!catalogue) {
+                ++failures;
+                return;
+            }
+            for (int i = 0; i < 25; ++i) {
+                CatalogueFile record;
+                record.path = QStringLiteral("/nowhere/%1-%2.jsonl").arg(which).arg(i);
+                record.sha256 = QString::number(which * 1000 + i);
+                CatalogueArm arm;
+                arm.config = QStringLiteral("c%1").arg(i);
+                arm.arm = QStringLiteral("stress");
+                record.arms = { arm, arm };
+                if (!catalogue->add(record, &why)) {
+                    qWarning("writer %d: %s", which, qPrintable(why));
+                    ++failures;
+                }
+            }
+        };
+        std::thread a(writer, 1);
+        std::thread b(writer, 2);
+        a.join();
+        b.join();
+        QCOMPARE(failures.load(), 0);
+        auto catalogue = RunCatalogue::open(db, &error);
+        QVERIFY2(catalogue, qPrintable(error));
+        QCOMPARE(catalogue->fileCount(), 50);
+        QCOMPARE(allRows(*catalogue).size(), std::size_t(100));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunCatalogue)
+#include "tst_runcatalogue.moc"
