@@ -7,7 +7,6 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QTemporaryDir>
-#include <QTimeZone>
 
 #include <algorithm>
 #include <cstdio>
@@ -30,7 +29,7 @@ CatalogueFile fileNumber(int i)
     f.specName = QStringLiteral("spec-%1").arg(i % 40);
     f.host = QString::fromLatin1(kHosts[i % 4]);
     f.serverVersions = QStringLiteral("vllm 0.%1.0").arg(8 + i % 5);
-    f.startedAt = QDateTime::fromSecsSinceEpoch(1764000000 + qint64(i) * 600, QTimeZone::UTC).toString(Qt::ISODate);
+    f.startedAt = QDateTime::fromSecsSinceEpoch(1764000000 + qint64(i) * 600, Qt::UTC).toString(Qt::ISODate);
     for (int a = 0; a < 3; ++a) {
         CatalogueArm arm;
         arm.config = QStringLiteral("mns%1").arg(16 << (i % 4));
