@@ -232,25 +232,22 @@ bool RunCatalogue::add(const CatalogueFile& record, QString* error)
         return false;
     };
     // The row to reuse: this path, else a missing file with the same content (moved).
+    auto firstId = [&](const QString& sql, const QString& value, qint64* id) {
+        QSqlQuery q(db);
+        q.prepare(sql);
+        q.addBindValue(value);
+        if (!exec(q, &why))
+            return false;
+        *id = q.next() ? q.value(0).toLongLong() : 0;
+        return true;
+    };
     qint64 fileId = 0;
-    {
-        QSqlQuery find(db);
-        find.prepare(QStringLiteral("SELECT id FROM files WHERE path = ?"));
-        find.addBindValue(record.path);
-        if (!exec(find, &why))
-            return fail(why);
-        if (find.next())
-            fileId = find.value(0).toLongLong();
-    }
-    if (fileId == 0) {
-        QSqlQuery moved(db);
-        moved.prepare(QStringLiteral("SELECT id FROM files WHERE sha256 = ? AND missing = 1 ORDER BY id LIMIT 1"));
-        moved.addBindValue(record.sha256);
-        if (!exec(moved, &why))
-            return fail(why);
-        if (moved.next())
-            fileId = moved.value(0).toLongLong();
-    }
+    if (!firstId(QStringLiteral("SELECT id FROM files WHERE path = ?"), record.path, &fileId))
+        return fail(why);
+    if (fileId == 0
+        && !firstId(QStringLiteral("SELECT id FROM files WHERE sha256 = ? AND missing = 1 ORDER BY id LIMIT 1"),
+            record.sha256, &fileId))
+        return fail(why);
     QSqlQuery write(db);
     if (fileId == 0) {
         write.prepare(QStringLiteral("INSERT INTO files (path, size, mtime_ms, sha256, spec_name, host, "
