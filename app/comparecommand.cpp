@@ -7,6 +7,7 @@
 #include "compare/comparison.h"
 #include "compare/searchreport.h"
 #include "import/resultfile.h"
+#include "libraryoptions.h"
 #include "loadflags.h"
 #include "server/serverversion.h"
 #include "telemetry/hostenvironment.h"
@@ -14,6 +15,8 @@
 #include <QCommandLineParser>
 #include <QFile>
 #include <QSaveFile>
+
+#include <algorithm>
 
 #include <cstdio>
 
@@ -72,7 +75,9 @@ int compareCommand(const QStringList& arguments)
         "Per arm, the configurations of a run file side by side: latency percentiles, throughput, goodput, errors and\n"
         "peak server queue, with ratios against a baseline and 95 % bootstrap intervals (seeded)."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("RUNS.jsonl"), QStringLiteral("A run file from knobscope run."));
+    parser.addPositionalArgument(QStringLiteral("RUNS.jsonl"),
+        QStringLiteral("A run file from knobscope run; or two or more catalogued configuration-arms, @ID @ID ... "
+                       "(the ids `knobscope runs` lists), each labelled CONFIG @ID."));
     parser.addPositionalArgument(QStringLiteral("OTHER.jsonl"),
         QStringLiteral("Optional: a second run file; its configurations are labelled LABEL @FILE and compared "
                        "arm by arm with the first file's."));
@@ -109,6 +114,7 @@ int compareCommand(const QStringList& arguments)
                        "experiment spec's \"calibration\" names (relative to the run file), when it is there."),
         QStringLiteral("FILE") });
     addSloFlags(parser);
+    addLibraryOptions(parser, false);
     if (const auto exitCode = parseOrExit(parser, arguments, "knobscope compare"))
         return *exitCode;
     std::vector<ks::GateCondition> conditions;
@@ -125,7 +131,14 @@ int compareCommand(const QStringList& arguments)
         return 2;
     }
     const QStringList files = parser.positionalArguments();
-    if (files.isEmpty() || files.size() > 2) {
+    const qsizetype ids
+        = std::count_if(files.begin(), files.end(), [](const QString& f) { return f.startsWith(QLatin1Char('@')); });
+    const bool picked = ids > 0;
+    if (picked && (ids != files.size() || ids < 2)) {
+        std::fputs("knobscope compare: give two or more catalogued ids (@12 @34), or run files, not both\n", stderr);
+        return 2;
+    }
+    if (!picked && (files.isEmpty() || files.size() > 2)) {
         std::fputs("knobscope compare: give one run file, or two to compare experiments from different days\n", stderr);
         return 2;
     }
@@ -141,12 +154,14 @@ int compareCommand(const QStringList& arguments)
     options.allowDifferentWorkloads = parser.isSet(QStringLiteral("allow-different-workloads"));
     ks::RunFile file;
     QString error;
-    if (!ks::readAnyRunFile(files.first(), &file, &error)) {
+    QString firstPath = files.first();
+    if (picked ? !readPickedRuns(libraryChoiceOf(parser), files, &file, &firstPath, &error)
+               : !ks::readAnyRunFile(files.first(), &file, &error)) {
         std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(error));
         return 2;
     }
     const ks::CalibrationLookup calibration
-        = ks::lookUpCalibration(parser.value(QStringLiteral("calibration")), file, files.first());
+        = ks::lookUpCalibration(parser.value(QStringLiteral("calibration")), file, firstPath);
     if (!calibration.error.isEmpty()) {
         std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(calibration.error));
         return 2;
@@ -156,7 +171,7 @@ int compareCommand(const QStringList& arguments)
     options.calibration = calibration.calibration;
     ks::RunFile second;
     QStringList firstLabels; // the configurations of the first file, as labelled after a merge
-    if (files.size() == 2) {
+    if (!picked && files.size() == 2) {
         if (!ks::readAnyRunFile(files[1], &second, &error)) {
             std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(error));
             return 2;

@@ -1,9 +1,11 @@
-// knobscope runs: the run library (docs/library.md). `runs` lists, `runs rescan DIR` fills it from run files.
+// knobscope runs: the run library (docs/library.md). `runs` lists, `runs rescan DIR` fills it from run files,
+// `runs trend SPEC CONFIG ARM` follows one configuration across runs.
 #include "commands.h"
 #include "libraryoptions.h"
 #include "loadflags.h"
 
 #include "library/runcatalogue.h"
+#include "library/runtrend.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -65,6 +67,63 @@ void printTable(const std::vector<ks::CatalogueRow>& rows)
     std::printf("%zu configuration-arms\n", rows.size());
 }
 
+json optionalJson(const std::optional<double>& v)
+{
+    return v ? json(*v) : json();
+}
+
+json trendJson(const ks::RunTrend& t, const ks::TrendOptions& options)
+{
+    json points = json::array();
+    for (const ks::TrendPoint& p : t.points)
+        points.push_back({ { "id", p.id }, { "path", p.path.toStdString() },
+            { "started_at", p.startedAt.toStdString() }, { "server_versions", p.serverVersions.toStdString() },
+            { "missing", p.missing }, { "value", optionalJson(p.figure.value) },
+            { "ci95", p.figure.low && p.figure.high ? json::array({ *p.figure.low, *p.figure.high }) : json() },
+            { "ci95_method", p.intervalMethod.toStdString() } });
+    json changes = json::array();
+    for (const ks::TrendChange& c : t.changes)
+        changes.push_back(
+            { { "index", c.index }, { "id", t.points[std::size_t(c.index)].id }, { "ratio", c.ratio }, { "z", c.z } });
+    json notes = json::array();
+    for (const QString& n : t.notes)
+        notes.push_back(n.toStdString());
+    return { { "spec", t.spec.toStdString() }, { "config", t.config.toStdString() }, { "arm", t.arm.toStdString() },
+        { "metric", t.metric.toStdString() }, { "points", points }, { "changes", changes },
+        { "method",
+            { { "name", "level shift, Bonferroni" }, { "z_threshold", t.threshold }, { "alpha", options.alpha },
+                { "min_change", options.minChange } } },
+        { "notes", notes } };
+}
+
+void printTrend(const ks::RunTrend& t, const ks::TrendOptions& options)
+{
+    std::printf("%s / %s / %s: %s over %zu runs, oldest first\n", qPrintable(t.spec), qPrintable(t.config),
+        qPrintable(t.arm), qPrintable(t.metric), t.points.size());
+    std::printf("%6s  %-20s  %-24s  %10s  %-21s  %s\n", "ID", "started", "server", "value", "95 % interval", "");
+    for (int i = 0; i < int(t.points.size()); ++i) {
+        const ks::TrendPoint& p = t.points[std::size_t(i)];
+        QString mark;
+        for (const ks::TrendChange& c : t.changes)
+            if (c.index == i)
+                mark = QStringLiteral("<- change: %1x the level before (z %2)")
+                           .arg(c.ratio, 0, 'f', 2)
+                           .arg(c.z, 0, 'f', 1);
+        const QString interval = p.figure.low && p.figure.high
+            ? QStringLiteral("[%1-%2]").arg(*p.figure.low, 0, 'f', 1).arg(*p.figure.high, 0, 'f', 1)
+            : QStringLiteral("-");
+        std::printf("%6lld  %-20s  %-24s  %10s  %-21s  %s%s\n", static_cast<long long>(p.id),
+            qPrintable(p.startedAt.left(19).replace(QLatin1Char('T'), QLatin1Char(' '))),
+            qPrintable(p.serverVersions.left(24)), qPrintable(number(p.figure.value, 2)), qPrintable(interval),
+            qPrintable(mark), p.missing ? "  (file missing)" : "");
+    }
+    std::printf("change points: %zu (a run outside the level before it by more than z %.2f, Bonferroni over the "
+                "series at alpha %.2f, and by at least %.0f %%; docs/library.md)\n",
+        t.changes.size(), t.threshold, options.alpha, options.minChange * 100);
+    for (const QString& n : t.notes)
+        std::printf("note: %s\n", qPrintable(n));
+}
+
 } // namespace
 
 int runsCommand(const QStringList& arguments)
@@ -73,11 +132,20 @@ int runsCommand(const QStringList& arguments)
     parser.setApplicationDescription(QStringLiteral(
         "The run library: every run file knobscope wrote, imported or merged, newest first, a row per configuration "
         "and arm with its headline figures (ms) and their intervals. `knobscope runs rescan DIR` catalogues the run "
-        "files under DIR and marks the ones gone as missing; the files stay the source of truth. See "
-        "docs/library.md."));
+        "files under DIR and marks the ones gone as missing; the files stay the source of truth. `knobscope runs "
+        "trend SPEC CONFIG ARM --metric ttft_ms.p99` follows one configuration across runs and marks where it "
+        "moved. See docs/library.md."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("rescan"),
-        QStringLiteral("rescan DIR: catalogue the run files under DIR."), QStringLiteral("[rescan DIR]"));
+        QStringLiteral("rescan DIR: catalogue the run files under DIR. trend SPEC CONFIG ARM: one configuration "
+                       "across runs."),
+        QStringLiteral("[rescan DIR | trend SPEC CONFIG ARM]"));
+    parser.addOption({ QStringLiteral("metric"),
+        QStringLiteral("trend: the figure to follow: ") + ks::trendMetrics().join(QStringLiteral(", ")),
+        QStringLiteral("METRIC"), QStringLiteral("ttft_ms.p99") });
+    parser.addOption({ QStringLiteral("min-change"),
+        QStringLiteral("trend: the smallest relative move marked as a change (default 0.05)."),
+        QStringLiteral("FRACTION"), QStringLiteral("0.05") });
     parser.addOption({ QStringLiteral("where"),
         QStringLiteral("Select rows: FIELD=VALUE (model, host, server, spec, config, arm, since, knob.NAME) or text; "
                        "repeat to combine."),
@@ -89,9 +157,25 @@ int runsCommand(const QStringList& arguments)
     const LibraryChoice choice = libraryChoiceOf(parser);
     const QStringList positional = parser.positionalArguments();
     const bool rescan = positional.value(0) == QLatin1String("rescan");
-    if ((!positional.isEmpty() && !rescan) || (rescan && positional.size() != 2)) {
-        std::fputs("knobscope runs: give nothing (list) or 'rescan DIR'\n", stderr);
+    const bool trend = positional.value(0) == QLatin1String("trend");
+    if ((!positional.isEmpty() && !rescan && !trend) || (rescan && positional.size() != 2)
+        || (trend && positional.size() != 4)) {
+        std::fputs("knobscope runs: give nothing (list), 'rescan DIR' or 'trend SPEC CONFIG ARM'\n", stderr);
         return 2;
+    }
+    ks::TrendOptions trendOptions;
+    if (trend) {
+        if (!ks::trendMetrics().contains(parser.value(QStringLiteral("metric")))) {
+            std::fprintf(stderr, "knobscope runs trend: --metric: one of %s\n",
+                qPrintable(ks::trendMetrics().join(QStringLiteral(", "))));
+            return 2;
+        }
+        bool ok = false;
+        trendOptions.minChange = parser.value(QStringLiteral("min-change")).toDouble(&ok);
+        if (!ok || !(trendOptions.minChange >= 0) || trendOptions.minChange >= 10) {
+            std::fputs("knobscope runs trend: --min-change: a fraction such as 0.05\n", stderr);
+            return 2;
+        }
     }
     ks::CatalogueFilter filter;
     QString error;
@@ -122,6 +206,22 @@ int runsCommand(const QStringList& arguments)
     if (!error.isEmpty()) {
         std::fprintf(stderr, "knobscope runs: %s\n", qPrintable(error));
         return 2;
+    }
+    if (trend) {
+        const ks::RunTrend t = ks::trendOf(
+            rows, positional[1], positional[2], positional[3], parser.value(QStringLiteral("metric")), trendOptions);
+        if (t.points.empty() && t.notes.isEmpty()) {
+            std::fprintf(stderr,
+                "knobscope runs trend: no catalogued run of %s / %s / %s (names are exact; `knobscope runs` lists "
+                "them)\n",
+                qPrintable(positional[1]), qPrintable(positional[2]), qPrintable(positional[3]));
+            return 1;
+        }
+        if (parser.isSet(QStringLiteral("json")))
+            std::printf("%s\n", trendJson(t, trendOptions).dump(2).c_str());
+        else
+            printTrend(t, trendOptions);
+        return 0;
     }
     if (parser.isSet(QStringLiteral("json"))) {
         json out = json::array();

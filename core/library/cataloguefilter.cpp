@@ -28,7 +28,17 @@ bool parseCatalogueFilter(const QStringList& terms, CatalogueFilter* out, QStrin
         }
         const QString field = term.left(eq).trimmed();
         const QString value = term.mid(eq + 1).trimmed();
-        if (field == QLatin1String("model"))
+        if (field == QLatin1String("id")) {
+            for (const QString& part : value.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+                bool ok = false;
+                const qint64 id = part.trimmed().remove(QLatin1Char('@')).toLongLong(&ok);
+                if (!ok || id <= 0) {
+                    *error = QStringLiteral("--where '%1': id wants catalogue ids such as 12 or 12,34").arg(term);
+                    return false;
+                }
+                out->ids << id;
+            }
+        } else if (field == QLatin1String("model"))
             out->model = value;
         else if (field == QLatin1String("host"))
             out->host = value;
@@ -51,9 +61,10 @@ bool parseCatalogueFilter(const QStringList& terms, CatalogueFilter* out, QStrin
             out->knobName = field.mid(5);
             out->knobValue = value;
         } else {
-            *error = QStringLiteral("--where '%1': unknown field '%2' (model, host, server, spec, config, arm, since, "
-                                    "knob.NAME)")
-                         .arg(term, field);
+            *error
+                = QStringLiteral("--where '%1': unknown field '%2' (id, model, host, server, spec, config, arm, since, "
+                                 "knob.NAME)")
+                      .arg(term, field);
             return false;
         }
     }
@@ -90,6 +101,12 @@ QString catalogueWhere(const CatalogueFilter& filter, QVariantList* binds)
     if (!filter.since.isEmpty()) {
         where += QStringLiteral(" AND f.started_at >= ?");
         *binds << filter.since;
+    }
+    if (!filter.ids.isEmpty()) {
+        where += QStringLiteral(" AND a.id IN (%1)")
+                     .arg(QStringList(filter.ids.size(), QStringLiteral("?")).join(QLatin1Char(',')));
+        for (const qint64 id : filter.ids)
+            *binds << id;
     }
     if (!filter.includeMissing)
         where += QStringLiteral(" AND f.missing = 0");

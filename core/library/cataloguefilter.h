@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QList>
 #include <QString>
 #include <QStringList>
 #include <QVariantList>
@@ -18,11 +19,12 @@ struct CatalogueFilter {
     QString knobName; ///< with knobValue: the knob's value as the run line has it
     QString knobValue;
     QString since; ///< ISO date or date-time: started at or after
+    QList<qint64> ids; ///< catalogue row ids (`id=12,34`); empty: any
     bool includeMissing = true;
 };
 
-/// Parses `--where` terms: FIELD=VALUE (model, host, server, spec, config, arm,
-/// since, knob.NAME) or free text. False with `error` naming the term it cannot read.
+/// Parses `--where` terms: FIELD=VALUE (id, model, host, server, spec, config,
+/// arm, since, knob.NAME) or free text. False with `error` naming the term it cannot read.
 bool parseCatalogueFilter(const QStringList& terms, CatalogueFilter* out, QString* error);
 
 /// The WHERE clause (after "WHERE 1") that selects `filter` from the catalogue's

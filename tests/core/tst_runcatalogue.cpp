@@ -1,6 +1,9 @@
 // The run library (core/library): rows from run files, rebuilt from them by a
 // rescan, a corrupt database set aside, moved and missing files, filters, and
 // two writers at once.
+#include "compare/comparison.h"
+#include "library/cataloguematch.h"
+#include "library/cataloguepicks.h"
 #include "library/runcatalogue.h"
 #include "store/runfile.h"
 
@@ -198,13 +201,26 @@ private slots:
         RunFile file;
         QVERIFY(readRunFile(kFixture, &file, &error));
         QVERIFY2(catalogue->addFile(kFixture, file, &error), qPrintable(error));
-        const std::size_t all = allRows(*catalogue).size();
+        const std::vector<CatalogueRow> everything = allRows(*catalogue);
+        const std::size_t all = everything.size();
+        // Every filter twice: in SQL, and in memory as the Runs page filters; the same rows.
         auto count = [&](const QStringList& terms) -> int {
             CatalogueFilter filter;
             QString why;
             if (!parseCatalogueFilter(terms, &filter, &why))
                 return -1;
-            return int(catalogue->rows(filter, &why).size());
+            QList<qint64> inSql, inMemory;
+            for (const CatalogueRow& r : catalogue->rows(filter, &why))
+                inSql << r.id;
+            for (const CatalogueRow& r : everything)
+                if (catalogueRowMatches(r, filter))
+                    inMemory << r.id;
+            if (inSql != inMemory) {
+                qWarning("%s: SQL gave %lld rows, memory %lld", qPrintable(terms.join(QLatin1Char(' '))),
+                    static_cast<long long>(inSql.size()), static_cast<long long>(inMemory.size()));
+                return -2;
+            }
+            return int(inSql.size());
         };
         QCOMPARE(count({ QStringLiteral("model=reasoning") }), int(all));
         QCOMPARE(count({ QStringLiteral("model=sim-8b") }), 0);
@@ -214,11 +230,66 @@ private slots:
         QCOMPARE(count({ QStringLiteral("since=2026-11-30") }), int(all));
         QCOMPARE(count({ QStringLiteral("since=2026-12-01") }), 0);
         QVERIFY(count({ QStringLiteral("burst") }) > 0);
-        QCOMPARE(count({ QStringLiteral("100%_") }), 0); // LIKE's wildcards are literal
         CatalogueFilter filter;
+        QCOMPARE(count({ QStringLiteral("100%_") }), 0); // LIKE's wildcards are literal
+        QCOMPARE(count({ QStringLiteral("MNS2") }), count({ QStringLiteral("mns2") })); // any case
+        QCOMPARE(count({ QStringLiteral("knob.max_num_seqs=2"), QStringLiteral("model=reasoning") }), mns2);
+        QCOMPARE(count({ QStringLiteral("knob.no_such_knob=2") }), 0);
+        const QString two = QStringLiteral("id=%1,@%2").arg(everything[0].id).arg(everything[1].id);
+        QCOMPARE(count({ two }), 2);
+        QVERIFY(!parseCatalogueFilter({ QStringLiteral("id=twelve") }, &filter, &error));
         QVERIFY(!parseCatalogueFilter({ QStringLiteral("colour=red") }, &filter, &error));
         QVERIFY2(error.contains(QLatin1String("colour")), qPrintable(error));
         QVERIFY(!parseCatalogueFilter({ QStringLiteral("since=yesterday") }, &filter, &error));
+    }
+
+    // Two catalogued configuration-arms, compared as `compare @ID @ID` and the Runs page do.
+    void picksCompareAcrossFiles()
+    {
+        QTemporaryDir dir;
+        QString error;
+        const QString copy = dir.filePath(QStringLiteral("yesterday.jsonl"));
+        QVERIFY(QFile::copy(kFixture, copy));
+        auto catalogue = RunCatalogue::open(dir.filePath(QStringLiteral("lib.sqlite")), &error);
+        QVERIFY2(catalogue, qPrintable(error));
+        for (const QString& path : { kFixture, copy }) {
+            RunFile file;
+            QVERIFY(readRunFile(path, &file, &error));
+            QVERIFY2(catalogue->addFile(path, file, &error), qPrintable(error));
+        }
+        const std::vector<CatalogueRow> rows = allRows(*catalogue);
+        const CatalogueRow* a = nullptr;
+        const CatalogueRow* b = nullptr;
+        for (const CatalogueRow& r : rows) {
+            if (!a && r.arm.config == QLatin1String("mns2"))
+                a = &r;
+            if (a && !b && r.fileId != a->fileId && r.arm.config == a->arm.config && r.arm.arm == a->arm.arm)
+                b = &r;
+        }
+        QVERIFY(a && b);
+        RunFile picked;
+        QVERIFY2(pickedRunFile({ pickOf(*a), pickOf(*b) }, &picked, &error), qPrintable(error));
+        QStringList configs;
+        for (const RunData& run : picked.runs) {
+            QCOMPARE(run.arm, a->arm.arm);
+            if (!configs.contains(run.config))
+                configs << run.config;
+        }
+        QCOMPARE(
+            configs, QStringList({ QStringLiteral("mns2 @%1").arg(a->id), QStringLiteral("mns2 @%1").arg(b->id) }));
+        CompareOptions options;
+        options.resamples = 200;
+        const nlohmann::json arms = compareRuns(picked, options, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(int(arms.size()), 1);
+        QCOMPARE(int(arms[0]["configs"].size()), 2);
+        // The same file twice: every ratio is exactly 1.
+        QCOMPARE(arms[0]["configs"][1]["ratio"]["ttft_ms"]["p50"].get<double>(), 1.0);
+
+        CataloguePick gone = pickOf(*a);
+        gone.config = QStringLiteral("no-such-config");
+        QVERIFY(!pickedRunFile({ gone }, &picked, &error));
+        QVERIFY2(error.contains(QLatin1String("rescan")), qPrintable(error));
     }
 
     // Two processes' worth of writers (each its own connection) on one database at once.
