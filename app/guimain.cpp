@@ -3,12 +3,14 @@
 #include "editor/experimenteditor.h"
 #include "pages/comparepage.h"
 #include "pages/livepage.h"
+#include "pages/runspage.h"
 #include "window/mainwindow.h"
 #include "window/uiprofile.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QLineEdit>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -18,8 +20,8 @@
 namespace {
 
 /// `--shot PAGE:WHEN:FILE`: grab the window showing PAGE (live, live-knob: scrolled to the knob chart or search
-/// heatmap, compare, compare-range, drift, log; live-search: the Live page with the editor scrolled to its search) WHEN
-/// seconds after start, or at "end" of the run; packaging/screenshot uses it.
+/// heatmap, compare, compare-range, drift, runs, log; live-search: the Live page with the editor scrolled to its
+/// search) WHEN seconds after start, or at "end" of the run; packaging/screenshot uses it.
 struct Shot {
     int page = 0;
     bool knobChart = false; ///< "live-knob": the Live page scrolled to its knob chart
@@ -34,8 +36,8 @@ bool parseShot(const QString& text, Shot* shot)
     const QStringList parts = text.split(QLatin1Char(':'));
     if (parts.size() < 3)
         return false;
-    static const QStringList pages
-        = { QStringLiteral("live"), QStringLiteral("compare"), QStringLiteral("drift"), QStringLiteral("log") };
+    static const QStringList pages = { QStringLiteral("live"), QStringLiteral("compare"), QStringLiteral("drift"),
+        QStringLiteral("runs"), QStringLiteral("log") };
     shot->knobChart = parts[0] == QLatin1String("live-knob");
     shot->knobRange = parts[0] == QLatin1String("compare-range");
     shot->editorSearch = parts[0] == QLatin1String("live-search");
@@ -104,15 +106,18 @@ int guiMain(int argc, char** argv)
         QStringLiteral("Experiment to open, or a run file to replay (optional; 'knobscope open RUNS.jsonl' too)."));
     parser.addOption({ QStringLiteral("run"), QStringLiteral("Start the experiment at once.") });
     parser.addOption({ QStringLiteral("shot"),
-        QStringLiteral(
-            "Save a screenshot of PAGE (live|live-knob|live-search|compare|compare-range|drift|log) WHEN seconds after "
-            "start or at 'end' of "
-            "the run, then quit after the last one. Repeatable."),
+        QStringLiteral("Save a screenshot of PAGE (live|live-knob|live-search|compare|compare-range|drift|runs|log) "
+                       "WHEN seconds after "
+                       "start or at 'end' of "
+                       "the run, then quit after the last one. Repeatable."),
         QStringLiteral("PAGE:WHEN:FILE") });
     parser.addOption({ QStringLiteral("baseline"),
         QStringLiteral("A saved run file drawn faded under the Live charts (the Live page's Baseline menu)."),
         QStringLiteral("FILE") });
     parser.addOption({ QStringLiteral("size"), QStringLiteral("Window size, e.g. 1280x800."), QStringLiteral("WxH") });
+    parser.addOption({ QStringLiteral("runs-filter"),
+        QStringLiteral("Type TEXT into the Runs page's filter and select its first row (for --shot runs:...)."),
+        QStringLiteral("TEXT") });
     parser.process(app);
 
     std::vector<Shot> timed, atEnd;
@@ -153,6 +158,10 @@ int guiMain(int argc, char** argv)
             window->resize(wh[0].toInt(), wh[1].toInt());
     } // else the size remembered from last time, or on first start one fitted to the screen
     window->show();
+    if (parser.isSet(QStringLiteral("runs-filter"))) {
+        window->runsPage()->filterEdit()->setText(parser.value(QStringLiteral("runs-filter")));
+        window->runsPage()->selectRows({ 0 });
+    }
 
     auto remaining = std::make_shared<int>(int(timed.size() + atEnd.size()));
     auto done = [remaining, w = window.get()] {

@@ -106,6 +106,40 @@ void RunFileLoader::load(const QStringList& paths, const QString& baseline, bool
     });
 }
 
+void RunFileLoader::loadPicks(const std::vector<CataloguePick>& picks)
+{
+    const quint64 generation = ++m_generation;
+    const bool allow = m_allowDifferentWorkloads;
+    const QString calibrationPath = m_calibrationPath;
+    startJob([this, generation, picks, allow, calibrationPath] {
+        auto result = releasedOffGuiThread(new LoadedRunFile);
+        result->path = picks.empty() ? QString() : picks.front().path;
+        QStringList ids;
+        for (const CataloguePick& p : picks)
+            ids << QStringLiteral("@%1").arg(p.id);
+        result->picks = ids.join(QLatin1Char(' '));
+        QMetaObject::invokeMethod(this, [this, generation] {
+            if (generation == m_generation)
+                emit progress(10, tr("Reading the picked runs"));
+        });
+        RunFile file;
+        QString error;
+        if (!pickedRunFile(picks, &file, &error)) {
+            result->error = error;
+            deliver(generation, result);
+            return;
+        }
+        if (!useCalibration(*result, lookUpCalibration(calibrationPath, file, result->path))) {
+            deliver(generation, result);
+            return;
+        }
+        nlohmann::json set;
+        std::vector<ProbePass> passes = probePassesOf(file, 0, &set);
+        result->file = releasedOffGuiThread(new RunFile(std::move(file)));
+        analyze(generation, result, std::move(passes), set, true, allow);
+    });
+}
+
 void RunFileLoader::showLive(std::shared_ptr<const nlohmann::json> experiment,
     std::vector<std::shared_ptr<const RunData>> runs, const QString& path)
 {

@@ -3,6 +3,7 @@
 #include "compare/calibration.h"
 #include "compare/knobresponse.h"
 #include "drift/driftanalysis.h"
+#include "library/cataloguepicks.h"
 #include "store/runfile.h"
 
 #include <QObject>
@@ -20,6 +21,7 @@ struct CalibrationLookup;
 struct LoadedRunFile {
     QString path; ///< the first file
     QString otherPath; ///< the second file when two are compared, else empty
+    QString picks; ///< "@12 @34" when compared from the run library (loadPicks), else empty
     std::shared_ptr<const RunFile> file; ///< shared by every result of one load (two files: merged)
     nlohmann::json compare; ///< compareRuns() for `baseline`
     bool intervals = false; ///< compare has bootstrap intervals (they follow the first result)
@@ -53,6 +55,9 @@ public:
     }
     /// Two files: compared as one (configurations labelled "LABEL @FILE"), drift across both.
     void load(const QStringList& paths, const QString& baseline = {}, bool withIntervals = true);
+    /// Configuration-arms picked from the run library (any files), compared as
+    /// one file with each labelled "CONFIG @ID"; the first pick is the baseline.
+    void loadPicks(const std::vector<CataloguePick>& picks);
     /// Compares the experiment running now, as far as it got, against the
     /// current baseline; `path` names its file. The runs are shared, not
     /// copied: the run file is put together on the worker thread, so the GUI

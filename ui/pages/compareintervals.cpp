@@ -30,9 +30,10 @@ bool armHasUnsettled(const nlohmann::json& arm)
 
 QString compareFilesNote(const LoadedRunFile& result)
 {
-    const QString files = result.otherPath.isEmpty()
-        ? result.path
-        : ComparePage::tr("%1 and %2 (LABEL @FILE)").arg(result.path, result.otherPath);
+    const QString files = !result.picks.isEmpty()
+        ? ComparePage::tr("%1 from the run library (CONFIG @ID)").arg(result.picks)
+        : result.otherPath.isEmpty() ? result.path
+                                     : ComparePage::tr("%1 and %2 (LABEL @FILE)").arg(result.path, result.otherPath);
     // What [low-high] and * mean, and how each interval was made, is said under the table.
     QString note = result.intervals ? ComparePage::tr("%1 · ratios against the baseline, with intervals.").arg(files)
                                     : ComparePage::tr("%1 · computing intervals …").arg(files);

@@ -8,12 +8,15 @@
 #include "feeds/runcontroller.h"
 #include "feeds/runfileloader.h"
 #include "import/resultfile.h"
+#include "library/runcatalogue.h"
+#include "librarylink.h"
 #include "mainmenus.h"
 #include "pages/comparepage.h"
 #include "pages/driftpage.h"
 #include "pages/livepage.h"
 #include "pages/livesearchpanel.h"
 #include "pages/replaybar.h"
+#include "pages/runspage.h"
 #include "runstatustext.h"
 #include "settings.h"
 #include "source/runsource.h"
@@ -52,6 +55,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_loader(new RunFileLoader(this))
     , m_compare(new ComparePage(m_loader, this))
     , m_drift(new DriftPage(this))
+    , m_runs(new RunsPage(RunCatalogue::defaultPath(), this))
     , m_replayBar(new ReplayBar(this))
     , m_replay(new ReplayController(m_replayBar, this))
     , m_pages(new QTabWidget(this))
@@ -61,6 +65,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_baseline(new BaselineControl(m_live, this))
     , m_gate(new LaunchGate(m_document, m_editor, m_settings, this))
     , m_specFiles(new SpecFiles(m_document, m_gate, m_settings, this))
+    , m_library(new LibraryLink(m_runs, m_loader, this))
 {
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(20000);
@@ -68,6 +73,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_pages->addTab(m_live, tr("&Live"));
     m_pages->addTab(m_compare, tr("&Compare"));
     m_pages->addTab(m_drift, tr("&Drift"));
+    m_pages->addTab(m_runs, tr("R&uns"));
     m_pages->addTab(m_log, tr("L&og"));
     m_splitter->addWidget(m_editor);
     m_splitter->addWidget(m_pages);
@@ -118,6 +124,14 @@ MainWindow::MainWindow(QWidget* parent)
         if (m_pages->currentWidget() == m_compare || m_pages->currentWidget() == m_drift)
             showPendingPages();
     });
+    // The run library: what this window runs and opens is catalogued off the GUI thread.
+    m_runs->setRunDirectory(m_settings->runDirectory());
+    m_runs->reload();
+    connect(m_runs, &RunsPage::openRequested, this, &MainWindow::openRunFile);
+    connect(m_library, &LibraryLink::logged, this, &MainWindow::log);
+    connect(
+        m_library, &LibraryLink::statusMessage, this, [this](const QString& t) { statusBar()->showMessage(t, 8000); });
+    connect(m_library, &LibraryLink::compareStarted, this, [this] { m_pages->setCurrentWidget(m_compare); });
     connect(m_document, &ExperimentDocument::changed, this, &MainWindow::updateTitle);
     connect(m_baseline, &BaselineControl::status, m_status, &QLabel::setText);
     connect(m_baseline, &BaselineControl::logged, this, &MainWindow::log);
@@ -306,10 +320,12 @@ void MainWindow::onFinished(const QString& message)
         tr("%1 · %2 · run file %3").arg(done, clockText(double(m_experimentClock.elapsed()) / 1000.0), m_runFile));
     log(message.isEmpty() ? done : done + QStringLiteral(":\n") + message);
     showPendingPages();
-    if (m_liveRuns.empty())
+    if (m_liveRuns.empty()) {
         m_loader->load(m_runFile); // nothing was recorded: the file says why (or that it is empty)
-    else
+    } else {
         m_live->addBaselineCandidate(m_runFile); // a baseline for the next run
+        m_library->catalogue(m_runFile); // the file is complete and closed
+    }
     emit runEnded(message);
     if (m_closeWhenStopped)
         close();
@@ -341,7 +357,9 @@ void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
     }
     if (result->intervals || live)
         return; // the notes are an opened file's, given once with its first result
-    if (result->path == m_replay->path() && result->otherPath.isEmpty() && !isRunning()) {
+    if (result->otherPath.isEmpty() && result->picks.isEmpty())
+        m_library->catalogue(result->path); // an opened file that reads: into the run library
+    if (result->path == m_replay->path() && result->otherPath.isEmpty() && result->picks.isEmpty() && !isRunning()) {
         // The editor shows the experiment that produced the file, ready to run again.
         if (m_specFiles->showFromRunFile(result->file->spec()))
             setWindowTitle(QStringLiteral("knobscope — %1").arg(QFileInfo(result->path).fileName()));

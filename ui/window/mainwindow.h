@@ -24,6 +24,7 @@ class DriftPage;
 class ExperimentDocument;
 class ExperimentEditor;
 class LaunchGate;
+class LibraryLink;
 class LivePage;
 class MainMenus;
 class ReplayBar;
@@ -33,6 +34,7 @@ struct RunData;
 struct RunFile;
 struct LoadedRunFile;
 class RunController;
+class RunsPage;
 class RunSource;
 struct RunInfo;
 struct RunSummary;
@@ -43,7 +45,7 @@ struct LoadProgress;
 struct RunSnapshot;
 
 /// Wires the pages together: the experiment editor on the left, the Live,
-/// Compare, Drift and Log pages in the centre, menus, and the status bar. All
+/// Compare, Drift, Runs and Log pages in the centre, menus, and the status bar. All
 /// work happens in the core (RunController's worker thread).
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -83,6 +85,8 @@ public:
     RunController* controller() const { return m_controller; }
     ComparePage* comparePage() const { return m_compare; }
     DriftPage* driftPage() const { return m_drift; }
+    RunsPage* runsPage() const { return m_runs; }
+    LibraryLink* library() const { return m_library; }
     RunFileLoader* loader() const { return m_loader; }
 
 signals:
@@ -124,6 +128,7 @@ private:
     RunFileLoader* m_loader;
     ComparePage* m_compare;
     DriftPage* m_drift;
+    RunsPage* m_runs;
     ReplayBar* m_replayBar;
     ReplayController* m_replay;
     QTabWidget* m_pages;
@@ -134,6 +139,7 @@ private:
     BaselineControl* m_baseline;
     LaunchGate* m_gate;
     SpecFiles* m_specFiles;
+    LibraryLink* m_library;
     QString m_runFile;
     /// The experiment running now, as far as it got: what the runner wrote,
     /// handed over run by run, never read back from the file it is writing.
