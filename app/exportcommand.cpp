@@ -9,6 +9,7 @@
 #include "charts/heatmapexport.h"
 #include "charts/knobrangecharts.h"
 #include "feeds/runfileloader.h"
+#include "library/runcatalogue.h"
 #include "report/comparereport.h"
 #include "report/htmlreport.h"
 #include "report/liveexport.h"
@@ -79,6 +80,11 @@ int exportMain(int argc, char** argv)
                        "that ran once on a side, as compare --calibration. Default: the one the experiment spec "
                        "names, when it is there."),
         QStringLiteral("FILE") });
+    parser.addOption({ QStringLiteral("library"),
+        QStringLiteral("--html: the run library whose runs of each configuration give the report's trends "
+                       "(default $KNOBSCOPE_LIBRARY or the user's data folder)."),
+        QStringLiteral("FILE") });
+    parser.addOption({ QStringLiteral("no-trends"), QStringLiteral("--html: leave the run library's trends out.") });
     parser.process(app);
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 2) {
@@ -179,7 +185,10 @@ int exportMain(int argc, char** argv)
     if (parser.isSet(QStringLiteral("report")))
         ok = ks::writeCompareReport(*result, parser.value(QStringLiteral("report")), &error);
     if (ok && wantsHtml)
-        ok = ks::writeHtmlReport(*result, parser.value(QStringLiteral("html")), &error);
+        ok = ks::writeHtmlReport(*result, parser.value(QStringLiteral("html")), &error,
+            parser.isSet(QStringLiteral("no-trends"))     ? QString()
+                : parser.isSet(QStringLiteral("library")) ? parser.value(QStringLiteral("library"))
+                                                          : ks::RunCatalogue::defaultPath());
     if (ok && parser.isSet(QStringLiteral("table")))
         ok = ks::writeCompareTable(result->compare, parser.value(QStringLiteral("table")), &error);
     if (ok && wantsChart) {

@@ -13,6 +13,7 @@
 #include "compareintervals.h"
 #include "feeds/runfileloader.h"
 #include "knobrangepanel.h"
+#include "library/runcatalogue.h"
 #include "models/comparetablemodel.h"
 #include "pages/scrollinglabel.h"
 #include "report/compareexport.h"
@@ -332,7 +333,7 @@ bool ComparePage::exportHtmlReport(const QString& path, QString* error) const
         *error = tr("nothing to export: no load arms");
         return false;
     }
-    return writeHtmlReport(*m_result, path, error);
+    return writeHtmlReport(*m_result, path, error, RunCatalogue::defaultPath());
 }
 
 void ComparePage::showKnobRange()

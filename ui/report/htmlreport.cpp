@@ -5,10 +5,13 @@
 #include "charts/exportablechart.h"
 #include "charts/heatmapexport.h"
 #include "charts/knobrangecharts.h"
+#include "charts/trendplot.h"
 #include "compare/knobresponse.h"
 #include "compare/searchreport.h"
 #include "feeds/runfileloader.h"
 #include "htmlreportsections.h"
+#include "library/runcatalogue.h"
+#include "library/runtrend.h"
 #include "telemetry/hostenvironment.h"
 
 #include <QCoreApplication>
@@ -202,7 +205,9 @@ QString header(const LoadedRunFile& result, const QString& name)
         if (!configs.contains(run.config))
             configs << run.config;
     QString from = QFileInfo(result.path).fileName().toHtmlEscaped();
-    if (!result.otherPath.isEmpty())
+    if (!result.picks.isEmpty())
+        from = tr("%1 from the run library").arg(result.picks.toHtmlEscaped());
+    else if (!result.otherPath.isEmpty())
         from += QStringLiteral(" compared with ") + QFileInfo(result.otherPath).fileName().toHtmlEscaped();
     QStringList facts { tr("Run file %1").arg(from) };
     if (file.experiment.is_object() && file.experiment.value("started_at", nlohmann::json()).is_string())
@@ -281,9 +286,57 @@ bool knobRangeSection(
     return true;
 }
 
+// Each configuration-arm of the file across the run library's runs of it (TTFT p99),
+// where the library holds two or more; nothing without a library or such runs.
+bool trendSection(const LoadedRunFile& result, const QString& libraryPath, ChartInliner& inliner, QString* sections,
+    QString* contents, QString* error)
+{
+    if (libraryPath.isEmpty() || !result.picks.isEmpty() || !result.otherPath.isEmpty())
+        return true;
+    QString why;
+    auto catalogue = RunCatalogue::open(libraryPath, &why);
+    const std::vector<CatalogueRow> rows = catalogue ? catalogue->rows({}, &why) : std::vector<CatalogueRow>();
+    const QString spec = result.file->experimentName(QFileInfo(result.path).completeBaseName());
+    QString figures;
+    QStringList lines;
+    for (const nlohmann::json& entry : result.compare) {
+        if (entry.contains("sweep"))
+            continue;
+        const QString arm = QString::fromStdString(entry.value("arm", std::string()));
+        for (const nlohmann::json& config : entry.value("configs", nlohmann::json::array())) {
+            const RunTrend trend = trendOf(rows, spec, QString::fromStdString(config.value("config", std::string())),
+                arm, QStringLiteral("ttft_ms.p99"));
+            if (trend.points.size() < 2)
+                continue;
+            if (!inliner.figure([&trend](const QString& svg,
+                                    QString* e) { return exportTrendChart(trend, svg, kWideChartSize, e); },
+                    tr("%1 / %2: TTFT p99 across %3 runs").arg(trend.config, arm).arg(trend.points.size()), &figures,
+                    error, true))
+                return false;
+            lines << tr("%1 / %2: %3 runs, %4 change points")
+                         .arg(trend.config, arm)
+                         .arg(trend.points.size())
+                         .arg(trend.changes.size())
+                         .toHtmlEscaped();
+        }
+    }
+    if (figures.isEmpty())
+        return true;
+    *sections += QStringLiteral("<section id=\"trends\">\n<h2>Trends across runs</h2>\n<p>")
+        + tr("From the run library %1: each configuration-arm of this file across every catalogued run of it, "
+             "oldest left, with each run's 95 % interval; a dashed line marks a run where the figure moved to a "
+             "new level by more than the intervals and the runs' scatter allow (docs/library.md, \"Trends\").")
+              .arg(libraryPath)
+              .toHtmlEscaped()
+        + QStringLiteral("</p>\n<p>") + lines.join(QStringLiteral("<br>\n")) + QStringLiteral("</p>\n")
+        + charts(figures) + QStringLiteral("</section>\n");
+    *contents += QStringLiteral("<li><a href=\"#trends\">Trends</a></li>\n");
+    return true;
+}
+
 } // namespace
 
-bool writeHtmlReport(const LoadedRunFile& result, const QString& path, QString* error)
+bool writeHtmlReport(const LoadedRunFile& result, const QString& path, QString* error, const QString& libraryPath)
 {
     if (!result.file || result.compare.empty()) {
         *error = tr("nothing to export: no load arms");
@@ -319,7 +372,8 @@ bool writeHtmlReport(const LoadedRunFile& result, const QString& path, QString* 
         contents += QStringLiteral("<li><a href=\"#%1\">%2</a>%3</li>\n")
                         .arg(id, arm.toHtmlEscaped(), sweep ? QStringLiteral(" (sweep)") : QString());
     }
-    if (!knobRangeSection(result, inliner, &sections, &contents, error))
+    if (!knobRangeSection(result, inliner, &sections, &contents, error)
+        || !trendSection(result, libraryPath, inliner, &sections, &contents, error))
         return false;
     if (result.hasProbes) {
         QString figure;
