@@ -111,7 +111,10 @@ std::vector<TrendChange> trendChanges(
         const double ratio = std::exp(shift);
         const double zShift
             = variance > 0 ? shift / std::sqrt(variance) : (shift == 0 ? 0 : std::copysign(HUGE_VAL, shift));
-        if (std::abs(zShift) > z && std::abs(ratio - 1) >= options.minChange) {
+        // While no level has shown how far runs wander (one run each so far), a
+        // move must clear twice the floor: nothing yet says the drift is small.
+        const double floor = df > 0 ? options.minChange : 2 * options.minChange;
+        if (std::abs(zShift) > z && std::abs(ratio - 1) >= floor) {
             changes.push_back({ usable[k].first, ratio, zShift });
             closedSs += ss;
             closedOwn += ownVariance;

@@ -62,7 +62,8 @@ RunTrend trendOf(const std::vector<CatalogueRow>& rows, const QString& spec, con
 /// interval's half-width / 1.96; the level's prediction for a new run adds the
 /// standard error of the level's mean and the scatter between the level's runs
 /// beyond their own intervals. A point whose |z| passes the Bonferroni bound
-/// over the series' looks and whose ratio passes `minChange` starts a new level.
+/// over the series' looks and whose ratio passes `minChange` starts a new level
+/// (twice `minChange` while no level has two runs, so no scatter is known yet).
 std::vector<TrendChange> trendChanges(
     const std::vector<TrendPoint>& points, const TrendOptions& options, double* threshold);
 

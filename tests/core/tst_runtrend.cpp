@@ -111,11 +111,23 @@ private slots:
             points.push_back(pointOf(v, 0.01));
         QVERIFY(trendChanges(points, {}, nullptr).empty());
         // Against the last run alone, 106 is far outside +-1 %: only the scatter keeps it in.
-        QCOMPARE(int(trendChanges({ points[4], points[5] }, {}, nullptr).size()), 1);
+        TrendOptions noFloor;
+        noFloor.minChange = 0;
+        QCOMPARE(int(trendChanges({ points[4], points[5] }, noFloor, nullptr).size()), 1);
         points.back() = pointOf(115, 0.01);
         const std::vector<TrendChange> changes = trendChanges(points, {}, nullptr);
         QCOMPARE(int(changes.size()), 1);
         QCOMPARE(changes[0].index, 5);
+    }
+
+    // The second run of a series: no scatter known, so a move needs twice the floor.
+    void secondRunNeedsTwiceTheFloor()
+    {
+        QVERIFY(trendChanges({ pointOf(100, 0.01), pointOf(108, 0.01) }, {}, nullptr).empty());
+        QCOMPARE(int(trendChanges({ pointOf(100, 0.01), pointOf(111, 0.01) }, {}, nullptr).size()), 1);
+        // Once a level has two runs, the floor is minChange again.
+        QCOMPARE(
+            int(trendChanges({ pointOf(100, 0.01), pointOf(101, 0.01), pointOf(108, 0.01) }, {}, nullptr).size()), 1);
     }
 
     // A move smaller than minChange is never marked, however tight the intervals.
