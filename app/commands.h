@@ -15,6 +15,8 @@ int mergeCommand(const QStringList& arguments);
 int importCommand(const QStringList& arguments);
 /// `knobscope runs`: the run library, listed or rescanned (docs/library.md).
 int runsCommand(const QStringList& arguments);
+/// `knobscope runs trend ... --out FILE`: runsCommand under an offscreen QApplication.
+int runsChartMain(int argc, char** argv);
 /// `knobscope export RUNS.jsonl --vllm-json DIR`: no display needed, unlike the chart exports.
 int exportVllmCommand(const QStringList& arguments);
 /// The dashboard (QApplication); argc/argv untouched.

@@ -32,6 +32,9 @@ usage:
   knobscope export RUNS.jsonl --vllm-json DIR        one vLLM-format result JSON per run
   knobscope runs [--where TERM]... [--json]        the run library: every run catalogued, newest first
   knobscope runs rescan DIR                        catalogue the run files under DIR (rebuilds the library)
+  knobscope runs trend SPEC CONFIG ARM [--metric M] [--json] [--out FILE.png|svg|pdf]
+                   one configuration across its catalogued runs, with change points
+  knobscope compare @ID @ID ...                    catalogued configuration-arms from any files
 
 report, compare and open also read vLLM, GuideLLM and AIPerf results directly (docs/formats.md).
 
@@ -103,6 +106,10 @@ int main(int argc, char** argv)
         vllmExport = vllmExport || QByteArrayView(argv[i]).startsWith("--vllm-json");
     if (first == QLatin1String("export") && !vllmExport)
         return exportMain(argc, argv);
+    if (first == QLatin1String("runs"))
+        for (int i = 2; i < argc; ++i)
+            if (QByteArrayView(argv[i]).startsWith("--out"))
+                return runsChartMain(argc, argv); // a chart needs a QApplication (QCustomPlot draws with QtGui)
     if (!commands.contains(first) && !cliFlag) {
         const QString guess = closestCommand(first, commands);
         return usageError(

@@ -4,9 +4,11 @@
 #include "libraryoptions.h"
 #include "loadflags.h"
 
+#include "charts/trendplot.h"
 #include "library/runcatalogue.h"
 #include "library/runtrend.h"
 
+#include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
 
@@ -52,13 +54,13 @@ QString number(const std::optional<double>& v, int decimals)
 
 void printTable(const std::vector<ks::CatalogueRow>& rows)
 {
-    std::printf("%6s  %-16s  %-18s  %-12s  %-10s  %-16s  %6s  %5s  %9s  %9s  %8s  %7s\n", "ID", "started", "spec",
+    std::printf("%6s  %-16s  %-14s  %-16s  %-12s  %-16s  %6s  %5s  %9s  %9s  %8s  %7s\n", "ID", "started", "spec",
         "config", "arm", "model", "reqs", "errs", "TTFT p50", "TTFT p99", "TPOT p50", "req/s");
     for (const ks::CatalogueRow& r : rows) {
         const QString started = r.file.startedAt.left(16).replace(QLatin1Char('T'), QLatin1Char(' '));
-        std::printf("%6lld  %-16s  %-18s  %-12s  %-10s  %-16s  %6lld  %5lld  %9s  %9s  %8s  %7s%s\n",
-            static_cast<long long>(r.id), qPrintable(started), qPrintable(r.file.specName.left(18)),
-            qPrintable(r.arm.config.left(12)), qPrintable(r.arm.arm.left(10)), qPrintable(r.arm.model.left(16)),
+        std::printf("%6lld  %-16s  %-14s  %-16s  %-12s  %-16s  %6lld  %5lld  %9s  %9s  %8s  %7s%s\n",
+            static_cast<long long>(r.id), qPrintable(started), qPrintable(r.file.specName.left(14)),
+            qPrintable(r.arm.config.left(16)), qPrintable(r.arm.arm.left(12)), qPrintable(r.arm.model.left(16)),
             static_cast<long long>(r.arm.requests), static_cast<long long>(r.arm.errors),
             qPrintable(number(r.arm.ttftP50.value, 1)), qPrintable(number(r.arm.ttftP99.value, 1)),
             qPrintable(number(r.arm.tpotP50.value, 2)), qPrintable(number(r.arm.reqPerS, 2)),
@@ -114,12 +116,14 @@ void printTrend(const ks::RunTrend& t, const ks::TrendOptions& options)
             : QStringLiteral("-");
         std::printf("%6lld  %-20s  %-24s  %10s  %-21s  %s%s\n", static_cast<long long>(p.id),
             qPrintable(p.startedAt.left(19).replace(QLatin1Char('T'), QLatin1Char(' '))),
-            qPrintable(p.serverVersions.left(24)), qPrintable(number(p.figure.value, 2)), qPrintable(interval),
-            qPrintable(mark), p.missing ? "  (file missing)" : "");
+            qPrintable(p.serverVersions.section(QStringLiteral(" ("), 0, 0).left(24)),
+            qPrintable(number(p.figure.value, 2)), qPrintable(interval), qPrintable(mark),
+            p.missing ? "  (file missing)" : "");
     }
     std::printf("change points: %zu (a run outside the level before it by more than z %.2f, Bonferroni over the "
-                "series at alpha %.2f, and by at least %.0f %%; docs/library.md)\n",
-        t.changes.size(), t.threshold, options.alpha, options.minChange * 100);
+                "series at alpha %.2f, and by at least %.0f %%, %.0f %% until some level has two runs; "
+                "docs/library.md)\n",
+        t.changes.size(), t.threshold, options.alpha, options.minChange * 100, options.minChange * 200);
     for (const QString& n : t.notes)
         std::printf("note: %s\n", qPrintable(n));
 }
@@ -143,6 +147,11 @@ int runsCommand(const QStringList& arguments)
     parser.addOption({ QStringLiteral("metric"),
         QStringLiteral("trend: the figure to follow: ") + ks::trendMetrics().join(QStringLiteral(", ")),
         QStringLiteral("METRIC"), QStringLiteral("ttft_ms.p99") });
+    parser.addOption({ QStringLiteral("out"),
+        QStringLiteral("trend: also write the trend chart to FILE (.png, .svg or .pdf), as the Runs page exports it."),
+        QStringLiteral("FILE") });
+    parser.addOption({ QStringLiteral("size"), QStringLiteral("trend --out: width x height (default 1200x700)."),
+        QStringLiteral("WxH"), QStringLiteral("1200x700") });
     parser.addOption({ QStringLiteral("min-change"),
         QStringLiteral("trend: the smallest relative move marked as a change (default 0.05)."),
         QStringLiteral("FRACTION"), QStringLiteral("0.05") });
@@ -159,7 +168,7 @@ int runsCommand(const QStringList& arguments)
     const bool rescan = positional.value(0) == QLatin1String("rescan");
     const bool trend = positional.value(0) == QLatin1String("trend");
     if ((!positional.isEmpty() && !rescan && !trend) || (rescan && positional.size() != 2)
-        || (trend && positional.size() != 4)) {
+        || (trend && positional.size() != 4) || (!trend && parser.isSet(QStringLiteral("out")))) {
         std::fputs("knobscope runs: give nothing (list), 'rescan DIR' or 'trend SPEC CONFIG ARM'\n", stderr);
         return 2;
     }
@@ -221,6 +230,19 @@ int runsCommand(const QStringList& arguments)
             std::printf("%s\n", trendJson(t, trendOptions).dump(2).c_str());
         else
             printTrend(t, trendOptions);
+        if (const QString out = parser.value(QStringLiteral("out")); !out.isEmpty()) {
+            const QStringList wh = parser.value(QStringLiteral("size")).split(QLatin1Char('x'));
+            const QSize size = wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize();
+            if (!size.isValid() || size.isEmpty()) {
+                std::fputs("knobscope runs trend: --size: WxH such as 1200x700\n", stderr);
+                return 2;
+            }
+            if (!ks::exportTrendChart(t, out, size, &error)) {
+                std::fprintf(stderr, "knobscope runs trend: %s\n", qPrintable(error));
+                return 2;
+            }
+            std::fprintf(stderr, "knobscope runs trend: wrote %s\n", qPrintable(out));
+        }
         return 0;
     }
     if (parser.isSet(QStringLiteral("json"))) {
@@ -232,4 +254,16 @@ int runsCommand(const QStringList& arguments)
         printTable(rows);
     }
     return 0;
+}
+
+int runsChartMain(int argc, char** argv)
+{
+    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen"); // no display needed to draw into a file
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("knobscope"));
+    QStringList arguments = QApplication::arguments();
+    arguments.removeAt(1); // as main() hands every command its arguments
+    arguments[0] = QStringLiteral("knobscope runs");
+    return runsCommand(arguments);
 }

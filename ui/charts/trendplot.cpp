@@ -64,8 +64,10 @@ void TrendPlot::setTrend(const RunTrend& trend)
         high = first ? top : std::max(high, top);
         first = false;
         QString label = QStringLiteral("@%1\n%2").arg(p.id).arg(p.startedAt.left(10));
-        if (!p.serverVersions.isEmpty())
-            label += QLatin1Char('\n') + p.serverVersions.section(QStringLiteral("; "), 0, 0).left(22);
+        // The server under each run where it changed (and under the first): a new version is a likely cause.
+        const QString server = p.serverVersions.section(QStringLiteral(" ("), 0, 0);
+        if (!server.isEmpty() && (i == 0 || trend.points[std::size_t(i - 1)].serverVersions != p.serverVersions))
+            label += QLatin1Char('\n') + server.left(24);
         ticker->addTick(i, label);
     }
     m_plot->xAxis->setTicker(ticker);
@@ -85,19 +87,21 @@ void TrendPlot::setTrend(const RunTrend& trend)
         text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
         text->setColor(colors.text);
         text->setText(tr("%1x").arg(c.ratio, 0, 'f', 2));
-        moved << tr("@%1 (%2x, z %3)")
-                     .arg(trend.points[std::size_t(c.index)].id)
-                     .arg(c.ratio, 0, 'f', 2)
-                     .arg(c.z, 0, 'f', 1);
+        moved << tr("@%1 %2x").arg(trend.points[std::size_t(c.index)].id).arg(c.ratio, 0, 'f', 2);
     }
-    QString foot = trend.changes.empty()
-        ? tr("No change point: every run lies within what the level before it and the intervals allow")
-        : tr("Change points (dashed): %1").arg(moved.join(QStringLiteral(", ")));
-    foot += tr(". Level-shift test: |z| > %1 (Bonferroni over the series, 5 %) and a move of at least %2 %.")
+    QString foot = trend.changes.empty() ? tr("No change point")
+                                         : tr("Change points (dashed): %1").arg(moved.join(QStringLiteral(", ")));
+    foot += tr(" · level-shift test: |z| > %1 and a move of at least %2 % (docs/library.md)")
                 .arg(trend.threshold, 0, 'f', 2)
                 .arg(trend.minChange * 100, 0, 'f', 0);
     if (!trend.notes.isEmpty())
-        foot += QLatin1Char(' ') + trend.notes.join(QStringLiteral("; "));
+        foot += tr(" · %n run(s) left out", nullptr, int(trend.notes.size()));
+    setToolTip(tr("A run starts a new level when it lies outside the level before it by more than its interval, the "
+                  "level's and the scatter between the level's runs allow: |z| > %1 (Bonferroni over the series, 5 "
+                  "% false alarms) and a move of at least %2 % (twice that until some level has two runs).%3")
+                   .arg(trend.threshold, 0, 'f', 2)
+                   .arg(trend.minChange * 100, 0, 'f', 0)
+                   .arg(trend.notes.isEmpty() ? QString() : QLatin1Char('\n') + trend.notes.join(QLatin1Char('\n'))));
     m_footnote->setText(foot);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -17,6 +17,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QShortcut>
+#include <QSizePolicy>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -103,16 +104,23 @@ RunsPage::RunsPage(QString libraryPath, QWidget* parent)
     exportButton->setToolTip(tr("The trend chart as PNG, SVG or PDF"));
     connect(exportButton, &QPushButton::clicked, this, &RunsPage::exportTrend);
 
+    // Short rows: the page must not widen the window past what the editor beside it leaves at 1280x800.
+    m_count->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_count->setMinimumWidth(120);
     auto* top = new QHBoxLayout;
-    top->addWidget(m_filter, 1);
-    top->addWidget(m_count);
+    top->addWidget(m_filter, 3);
+    top->addWidget(m_count, 1);
     auto* buttons = new QHBoxLayout;
-    for (QPushButton* b : { m_open, m_compare, m_tags, m_delete, refresh, rescan })
+    for (QPushButton* b : { m_open, m_compare, m_tags, m_delete })
         buttons->addWidget(b);
     buttons->addStretch(1);
-    buttons->addWidget(new QLabel(tr("Trend of"), this));
-    buttons->addWidget(m_metric);
-    buttons->addWidget(exportButton);
+    auto* trendRow = new QHBoxLayout;
+    trendRow->addWidget(new QLabel(tr("Trend of"), this));
+    trendRow->addWidget(m_metric);
+    trendRow->addWidget(exportButton);
+    trendRow->addStretch(1);
+    trendRow->addWidget(refresh);
+    trendRow->addWidget(rescan);
 
     auto* upper = new QWidget(this);
     auto* upperLayout = new QVBoxLayout(upper);
@@ -120,9 +128,14 @@ RunsPage::RunsPage(QString libraryPath, QWidget* parent)
     upperLayout->addLayout(top);
     upperLayout->addWidget(m_table, 1);
     upperLayout->addLayout(buttons);
+    auto* lower = new QWidget(this);
+    auto* lowerLayout = new QVBoxLayout(lower);
+    lowerLayout->setContentsMargins(0, 0, 0, 0);
+    lowerLayout->addLayout(trendRow);
+    lowerLayout->addWidget(m_trend, 1);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(upper);
-    split->addWidget(m_trend);
+    split->addWidget(lower);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
@@ -145,8 +158,16 @@ void RunsPage::reload()
     std::vector<CatalogueRow> rows = catalogue->rows({}, &error);
     if (!error.isEmpty())
         emit status(tr("Run library: %1").arg(error));
+    const bool first = m_model->totalCount() == 0;
     m_model->setRows(std::move(rows));
     applyFilter();
+    if (first && m_model->rowCount() > 0) {
+        // Sized once to the rows in view (Qt measures at most 1000), then left to the user.
+        m_table->resizeColumnsToContents();
+        for (const int column : { int(RunsTableModel::KnobsColumn), int(RunsTableModel::ServerColumn),
+                 int(RunsTableModel::PathColumn), int(RunsTableModel::SpecColumn), int(RunsTableModel::ConfigColumn) })
+            m_table->setColumnWidth(column, std::min(m_table->columnWidth(column), 200));
+    }
 }
 
 void RunsPage::applyFilter()
