@@ -20,6 +20,10 @@ Starts no server. Writes the report of a committed run file and checks:
               src=, srcset=, @import, href= or url( that does not start with '#',
               and no http(s):// outside a namespace declaration (xmlns=...) or the
               text of a <pre> (the spec's base_url is text, never fetched);
+  trends      the file catalogued twice in a run library of its own (runs rescan):
+              export --html --library gives a Trends section with one inline <svg>
+              per load arm's configuration ("2 runs, 0 change points"), and
+              --no-trends none;
   drawn       headless Chromium screenshots at 1280 and 400 px wide; each PNG is
               decoded here (zlib + the five PNG row filters) and must show ink:
               a share of dark or coloured pixels and several distinct colours
@@ -330,6 +334,32 @@ def screenshot(chromium, page, png, width, scratch):
     check(distinct >= 3, f"{width} px: at least 3 distinct colours ({distinct})")
 
 
+def check_trends(knobscope, runs_path, compare, scratch, env):
+    """With the run library holding the file twice, each load arm's configurations get a trend chart."""
+    library = os.path.join(scratch, "trend-library.sqlite")
+    folder = os.path.join(scratch, "catalogued")
+    os.makedirs(folder, exist_ok=True)
+    for name in ("monday.jsonl", "tuesday.jsonl"):
+        shutil.copyfile(runs_path, os.path.join(folder, name))
+    done = subprocess.run([knobscope, "runs", "rescan", folder, "--library", library], env=env,
+                          capture_output=True, text=True, timeout=240)
+    if not check(done.returncode == 0, f"runs rescan exited {done.returncode} {done.stderr.strip()[-300:]}"):
+        return
+    expected = sum(len(arm.get("configs", [])) for arm in compare if "sweep" not in arm)
+    for extra, want in (([], expected), (["--no-trends"], 0)):
+        page = os.path.join(scratch, "trends%s.html" % ("-none" if extra else ""))
+        done = subprocess.run([knobscope, "export", os.path.join(folder, "tuesday.jsonl"), "--html", page,
+                               "--library", library] + extra, env=env, capture_output=True, text=True, timeout=240)
+        if not check(done.returncode == 0, f"export --html with a library exited {done.returncode}"):
+            continue
+        with open(page, encoding="utf-8") as f:
+            trends = sections(f.read()).get("trends", "")
+        check(trends.count("<svg") == want,
+              f"trends{' with --no-trends' if extra else ''}: {trends.count('<svg')} inline <svg>, expected {want}")
+        if want:
+            check("2 runs, 0 change points" in trends, "each trend names its 2 runs and no change point")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--knobscope", required=True)
@@ -343,7 +373,9 @@ def main():
     out = os.path.abspath(args.keep) if args.keep else scratch
     os.makedirs(out, exist_ok=True)
     try:
-        env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+        # An empty run library of its own: the report's trends are checked apart, in check_trends.
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+                   KNOBSCOPE_LIBRARY=os.path.join(scratch, "empty-library.sqlite"))
         page = os.path.join(out, "report.html")
         done = subprocess.run([args.knobscope, "export", args.runs, "--html", page], env=env,
                               capture_output=True, text=True, timeout=240)
@@ -358,6 +390,7 @@ def main():
         check(text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>"), "one HTML document")
         check_report(text, compare, args.runs)
         check_escaping(args.knobscope, args.runs, scratch, env)
+        check_trends(args.knobscope, args.runs, compare, scratch, env)
         for width in (1280, 400):
             screenshot(chromium, page, os.path.join(out, f"shot-{width}.png"), width, scratch)
     finally:
