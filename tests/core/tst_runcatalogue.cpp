@@ -243,6 +243,60 @@ private slots:
         QVERIFY(!parseCatalogueFilter({ QStringLiteral("since=yesterday") }, &filter, &error));
     }
 
+    // knob.NAME in memory (a hand-written scan for plain knobs) against SQLite's json_extract.
+    void knobValuesMatchSqlite()
+    {
+        QTemporaryDir dir;
+        QString error;
+        auto catalogue = RunCatalogue::open(dir.filePath(QStringLiteral("lib.sqlite")), &error);
+        QVERIFY2(catalogue, qPrintable(error));
+        const QStringList knobs = { QStringLiteral("{\"a\":32}"), QStringLiteral("{\"a\":0.5}"),
+            QStringLiteral("{\"a\":true}"), QStringLiteral("{\"a\":\"x y\"}"), QStringLiteral("{\"a\":1e3}"),
+            QStringLiteral("{\"b\":{\"a\":3}}"), QStringLiteral("{\"a\":null}"),
+            QStringLiteral("{\"a\":\"q\\\"a\\\":1\"}"), QStringLiteral("{\"a\":-4,\"ab\":5}"),
+            QStringLiteral("{\"ba\":7,\"a\":2.0}"), QStringLiteral("{\"a\":[1,2]}"), QStringLiteral("{}") };
+        CatalogueFile record;
+        record.path = QStringLiteral("/nowhere/knobs.jsonl");
+        record.sha256 = QStringLiteral("k");
+        for (const QString& k : knobs) {
+            CatalogueArm arm;
+            arm.config = k;
+            arm.arm = QStringLiteral("fixed");
+            arm.knobs = k;
+            record.arms.push_back(arm);
+        }
+        QVERIFY2(catalogue->add(record, &error), qPrintable(error));
+        const std::vector<CatalogueRow> rows = allRows(*catalogue);
+        QCOMPARE(int(rows.size()), int(knobs.size()));
+        const QStringList values = { QStringLiteral("32"), QStringLiteral("0.5"), QStringLiteral("1"),
+            QStringLiteral("x y"), QStringLiteral("1000.0"), QStringLiteral("1000"), QStringLiteral("3"),
+            QStringLiteral("q\"a\":1"), QStringLiteral("-4"), QStringLiteral("2.0"), QStringLiteral("2"),
+            QStringLiteral("[1,2]"), QStringLiteral("7") };
+        int matched = 0;
+        for (const QString& name : { QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("ba") }) {
+            for (const QString& value : values) {
+                CatalogueFilter filter;
+                filter.knobName = name;
+                filter.knobValue = value;
+                QStringList inSql, inMemory;
+                error.clear();
+                for (const CatalogueRow& r : catalogue->rows(filter, &error))
+                    inSql << r.arm.knobs;
+                QVERIFY2(error.isEmpty(), qPrintable(error));
+                for (const CatalogueRow& r : rows)
+                    if (catalogueRowMatches(r, filter))
+                        inMemory << r.arm.knobs;
+                inSql.sort();
+                inMemory.sort();
+                QVERIFY2(inSql == inMemory,
+                    qPrintable(QStringLiteral("knob.%1=%2: SQL %3, memory %4")
+                                   .arg(name, value, inSql.join(QLatin1Char(' ')), inMemory.join(QLatin1Char(' ')))));
+                matched += int(inSql.size());
+            }
+        }
+        QVERIFY2(matched >= 8, qPrintable(QString::number(matched))); // the filters do select rows
+    }
+
     // Two catalogued configuration-arms, compared as `compare @ID @ID` and the Runs page do.
     void picksCompareAcrossFiles()
     {
