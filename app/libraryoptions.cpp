@@ -57,6 +57,10 @@ bool readPickedRuns(
             *error = QStringLiteral("'%1' is not a catalogue id such as @12 (`knobscope runs` lists them)").arg(id);
             return false;
         }
+        if (filter.ids.contains(value)) {
+            *error = QStringLiteral("@%1 is given twice; give each catalogued id once").arg(value);
+            return false;
+        }
         filter.ids << value;
     }
     if (choice.off) {

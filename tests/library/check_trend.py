@@ -138,6 +138,10 @@ def main():
                              timeout=60)
         if bad.returncode != 2 or "@999999" not in bad.stderr:
             problems.append("compare with an unknown id: exit %d, %r" % (bad.returncode, bad.stderr))
+        twice = subprocess.run([args.knobscope, "compare", "@1", "@1"], capture_output=True, text=True, env=env,
+                               timeout=60)
+        if twice.returncode != 2 or "twice" not in twice.stderr:
+            problems.append("compare @1 @1: exit %d, %r" % (twice.returncode, twice.stderr))
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
