@@ -14,9 +14,12 @@
 #include "window/librarylink.h"
 #include "window/mainwindow.h"
 
+#include <QAbstractButton>
+#include <QApplication>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -24,6 +27,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 using namespace ks;
 
@@ -184,6 +188,65 @@ private slots:
         QVERIFY(window.runsPage()->model()->totalCount() > before);
         window.runsPage()->filterEdit()->setText(QStringLiteral("opened-today"));
         QVERIFY(window.runsPage()->model()->rowCount() > 0);
+    }
+
+    // Delete…: "Only forget them" keeps the file; "Delete the files" removes it too, after the confirmation.
+    void deleteForgetsOrDeletesAfterAsking()
+    {
+        const QString library = m_dir.filePath(QStringLiteral("delete.sqlite"));
+        const QString keep = m_dir.filePath(QStringLiteral("keep.jsonl"));
+        const QString remove = m_dir.filePath(QStringLiteral("remove.jsonl"));
+        QVERIFY(QFile::copy(kReasoning, keep));
+        QVERIFY(QFile::copy(kReasoning, remove));
+        catalogue(library, { keep, remove });
+        RunsPage page(library);
+        page.reload();
+        QPushButton* del = button(&page, QStringLiteral("Delete…"));
+        QVERIFY(del);
+        auto answer = [](const QString& choice, QString* shown) {
+            QTimer::singleShot(0, [choice, shown] {
+                auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+                if (!box)
+                    return;
+                *shown = box->informativeText();
+                for (QAbstractButton* b : box->buttons())
+                    if (b->text() == choice)
+                        b->click();
+            });
+        };
+        auto rowsOf = [&](const QString& path) {
+            int n = 0;
+            for (const CatalogueRow& r : page.model()->allRows())
+                n += r.file.path == path ? 1 : 0;
+            return n;
+        };
+        auto select = [&](const QString& path) {
+            QList<int> rows;
+            for (int i = 0; i < page.model()->rowCount(); ++i)
+                if (page.model()->rowAt(i)->file.path == path)
+                    rows << i;
+            page.selectRows(rows);
+        };
+        QVERIFY(rowsOf(keep) > 0 && rowsOf(remove) > 0);
+
+        QString shown;
+        select(keep);
+        answer(QStringLiteral("Cancel"), &shown);
+        del->click();
+        QVERIFY2(shown.contains(keep), qPrintable(shown)); // the confirmation names the file
+        QVERIFY(rowsOf(keep) > 0);
+
+        select(keep);
+        answer(QStringLiteral("Only forget them"), &shown);
+        del->click();
+        QCOMPARE(rowsOf(keep), 0);
+        QVERIFY(QFile::exists(keep));
+
+        select(remove);
+        answer(QStringLiteral("Delete the files"), &shown);
+        del->click();
+        QCOMPARE(rowsOf(remove), 0);
+        QVERIFY(!QFile::exists(remove));
     }
 
 private:
