@@ -27,17 +27,21 @@ void CatalogueJobs::waitForDone()
     m_pool->waitForDone();
 }
 
-void CatalogueJobs::catalogue(const QString& path)
+void CatalogueJobs::catalogue(const QString& path, std::shared_ptr<const RunFile> file)
 {
     const QString library = m_libraryPath;
     QPointer<CatalogueJobs> self(this);
-    m_pool->start([self, library, path] {
+    m_pool->start([self, library, path, file = std::move(file)] {
         QString error, message;
         if (auto catalogue = RunCatalogue::open(library, &error)) {
             message = catalogue->message();
-            RunFile file;
-            if (readAnyRunFile(path, &file, &error))
-                catalogue->addFile(path, file, &error);
+            if (file) {
+                catalogue->addFile(path, *file, &error);
+            } else {
+                RunFile read;
+                if (readAnyRunFile(path, &read, &error))
+                    catalogue->addFile(path, read, &error);
+            }
         }
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),

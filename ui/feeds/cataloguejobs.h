@@ -3,9 +3,13 @@
 #include <QObject>
 #include <QString>
 
+#include <memory>
+
 class QThreadPool;
 
 namespace ks {
+
+struct RunFile;
 
 /// Catalogues the dashboard's run files in the run library (docs/library.md)
 /// off the GUI thread: a finished run's file and every file opened. Each job
@@ -19,7 +23,8 @@ public:
 
     QString libraryPath() const { return m_libraryPath; }
     /// Catalogues the complete run file `path`; catalogued() follows on the GUI thread.
-    void catalogue(const QString& path);
+    /// `file`: the file as already read (an opened file), so it is not read twice.
+    void catalogue(const QString& path, std::shared_ptr<const RunFile> file = {});
     /// Waits for the jobs still running (the window is closing).
     void waitForDone();
 

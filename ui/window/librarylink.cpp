@@ -36,9 +36,9 @@ LibraryLink::LibraryLink(RunsPage* page, RunFileLoader* loader, QObject* parent)
         });
 }
 
-void LibraryLink::catalogue(const QString& path)
+void LibraryLink::catalogue(const QString& path, std::shared_ptr<const RunFile> file)
 {
-    m_jobs->catalogue(path);
+    m_jobs->catalogue(path, std::move(file));
 }
 
 } // namespace ks

@@ -3,11 +3,14 @@
 #include <QObject>
 #include <QString>
 
+#include <memory>
+
 namespace ks {
 
 class CatalogueJobs;
 class RunFileLoader;
 class RunsPage;
+struct RunFile;
 
 /// Ties the run library to the window: catalogues what the window runs and
 /// opens (off the GUI thread), reloads the Runs page when a file is in, and
@@ -18,7 +21,8 @@ public:
     LibraryLink(RunsPage* page, RunFileLoader* loader, QObject* parent = nullptr);
 
     /// Catalogues the complete run file `path` (a finished run, an opened file).
-    void catalogue(const QString& path);
+    /// `file`: the file as the window already read it, so the library does not read it again.
+    void catalogue(const QString& path, std::shared_ptr<const RunFile> file = {});
     CatalogueJobs* jobs() const { return m_jobs; }
 
 signals:

@@ -358,7 +358,7 @@ void MainWindow::onRunFileLoaded(std::shared_ptr<const LoadedRunFile> result)
     if (result->intervals || live)
         return; // the notes are an opened file's, given once with its first result
     if (result->otherPath.isEmpty() && result->picks.isEmpty())
-        m_library->catalogue(result->path); // an opened file that reads: into the run library
+        m_library->catalogue(result->path, result->file); // an opened file that reads: into the run library
     if (result->path == m_replay->path() && result->otherPath.isEmpty() && result->picks.isEmpty() && !isRunning()) {
         // The editor shows the experiment that produced the file, ready to run again.
         if (m_specFiles->showFromRunFile(result->file->spec()))
