@@ -14,6 +14,7 @@
 #include <QStandardPaths>
 #include <QVariant>
 
+#include <map>
 #include <set>
 
 namespace ks {
@@ -269,18 +270,32 @@ bool RunCatalogue::add(const CatalogueFile& record, QString* error)
         return fail(why);
     if (fileId == 0)
         fileId = write.lastInsertId().toLongLong();
+    // A re-catalogued file keeps each configuration-arm's id: `compare @ID` and the
+    // Runs page's picks must not change meaning because the file was opened again.
+    std::map<std::pair<QString, QString>, qint64> oldIds;
+    QSqlQuery previous(db);
+    previous.prepare(QStringLiteral("SELECT id, config, arm FROM arms WHERE file_id = ?"));
+    previous.addBindValue(fileId);
+    if (!exec(previous, &why))
+        return fail(why);
+    while (previous.next())
+        oldIds.emplace(
+            std::pair(previous.value(1).toString(), previous.value(2).toString()), previous.value(0).toLongLong());
+    previous.finish();
     QSqlQuery clear(db);
     clear.prepare(QStringLiteral("DELETE FROM arms WHERE file_id = ?"));
     clear.addBindValue(fileId);
     if (!exec(clear, &why))
         return fail(why);
     QSqlQuery arm(db);
-    arm.prepare(QStringLiteral("INSERT INTO arms (file_id, config, arm, model, knobs, arm_shape, requests, errors, "
+    arm.prepare(QStringLiteral("INSERT INTO arms (id, file_id, config, arm, model, knobs, arm_shape, requests, errors, "
                                "ttft_p50, ttft_p50_lo, ttft_p50_hi, ttft_p99, ttft_p99_lo, ttft_p99_hi, tpot_p50, "
                                "tpot_p50_lo, tpot_p50_hi, e2e_p50, e2e_p50_lo, e2e_p50_hi, req_per_s, out_tok_per_s, "
                                "interval_method) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                               "?, ?, ?)"));
+                               "?, ?, ?, ?)"));
     for (const CatalogueArm& a : record.arms) {
+        const auto known = oldIds.find({ a.config, a.arm });
+        arm.addBindValue(known != oldIds.end() ? QVariant(known->second) : QVariant(QMetaType(QMetaType::LongLong)));
         arm.addBindValue(fileId);
         for (const QString& s : { a.config, a.arm, a.model, a.knobs, a.armShape })
             arm.addBindValue(s);

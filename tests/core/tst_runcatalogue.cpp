@@ -312,6 +312,19 @@ private slots:
             QVERIFY2(catalogue->addFile(path, file, &error), qPrintable(error));
         }
         const std::vector<CatalogueRow> rows = allRows(*catalogue);
+        { // Cataloguing a file again (it was opened again) keeps its ids.
+            QStringList before, after;
+            for (const CatalogueRow& r : rows)
+                before << QStringLiteral("%1 %2 %3").arg(r.id).arg(r.arm.config, r.arm.arm);
+            RunFile again;
+            QVERIFY(readRunFile(copy, &again, &error));
+            QVERIFY2(catalogue->addFile(copy, again, &error), qPrintable(error));
+            for (const CatalogueRow& r : allRows(*catalogue))
+                after << QStringLiteral("%1 %2 %3").arg(r.id).arg(r.arm.config, r.arm.arm);
+            before.sort();
+            after.sort();
+            QCOMPARE(after, before);
+        }
         const CatalogueRow* a = nullptr;
         const CatalogueRow* b = nullptr;
         for (const CatalogueRow& r : rows) {

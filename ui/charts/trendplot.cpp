@@ -33,6 +33,9 @@ void TrendPlot::setTrend(const RunTrend& trend)
                 ? tr("Trend: pick a row to follow its configuration across runs")
                 : tr("Trend: no run of %1 / %2 has %3").arg(trend.config, trend.arm, trend.metric));
         m_footnote->setText(trend.notes.join(QStringLiteral("; ")));
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker)); // no run labels left behind
+        m_plot->xAxis->setRange(0, 1);
+        m_plot->yAxis->setRange(0, 1);
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
