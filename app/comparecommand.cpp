@@ -217,14 +217,15 @@ int compareCommand(const QStringList& arguments)
     }
     options.slo = slo;
     printReadIssues("knobscope compare", file.issues);
-    nlohmann::json arms = ks::compareRuns(file, options, &error);
+    ks::Comparison comparison = ks::compareRuns(file, options, &error);
     if (!error.isEmpty()) {
         std::fprintf(stderr, "knobscope compare: %s\n", qPrintable(error));
         return 2;
     }
-    for (nlohmann::json& arm : arms) // the search's result rides on its arm (docs/formats.md, "Search")
-        if (file.search.is_object() && arm.value("arm", std::string()) == file.search.value("arm", std::string()))
-            arm["search"] = ks::searchJson(file.search);
+    for (ks::ComparedArm& arm : comparison) // the search's result rides on its arm (docs/formats.md, "Search")
+        if (file.search.is_object() && arm.arm.toStdString() == file.search.value("arm", std::string()))
+            arm.search = ks::searchJson(file.search);
+    const nlohmann::json arms = ks::comparisonToJson(comparison);
     if (parser.isSet(QStringLiteral("json")))
         std::printf("%s\n", arms.dump(2).c_str());
     else if (format == QLatin1String("csv"))

@@ -120,12 +120,12 @@ int main(int argc, char** argv)
     cpu = cpuS();
     ks::CompareOptions quick;
     quick.resamples = 0;
-    const nlohmann::json first = ks::compareRuns(file, quick, &error);
+    const nlohmann::json first = ks::compareRunsJson(file, quick, &error);
     const double quickS = double(t.elapsed()) / 1000.0;
     const double quickCpu = cpuS() - cpu;
     t.restart();
     cpu = cpuS();
-    const nlohmann::json full = ks::compareRuns(file, {}, &error);
+    const nlohmann::json full = ks::compareRunsJson(file, {}, &error);
     const double fullS = double(t.elapsed()) / 1000.0;
     const double fullCpu = cpuS() - cpu;
     std::printf("read + parse: %.2f s; comparison without intervals: %.2f s; first view after %.2f s\n", readS, quickS,

@@ -82,7 +82,7 @@ IntervalPlan intervalPlan(
 
 } // namespace
 
-nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, QString* error)
+nlohmann::json comparisonAssembly(const RunFile& file, const CompareOptions& options, QString* error)
 {
     // Arms in the order they first appear; configurations in file order within
     // each; the repeats of one configuration (ARM#2, ...) together.
@@ -284,6 +284,22 @@ nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, Q
         out.push_back(armEntry);
     }
     return out;
+}
+
+Comparison compareRuns(const RunFile& file, const CompareOptions& options, QString* error)
+{
+    return comparisonFromJson(comparisonAssembly(file, options, error));
+}
+
+nlohmann::json compareRunsJson(const RunFile& file, const CompareOptions& options, QString* error)
+{
+    QString refused;
+    const Comparison comparison = compareRuns(file, options, &refused);
+    if (!refused.isEmpty()) {
+        *error = refused;
+        return nullptr;
+    }
+    return comparisonToJson(comparison);
 }
 
 std::pair<QString, QString> fileLabels(const QString& firstPath, const QString& secondPath)

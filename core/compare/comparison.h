@@ -1,6 +1,9 @@
 #pragma once
 
 #include "compare/calibration.h"
+#include "compare/comparisonreader.h"
+#include "compare/comparisontypes.h"
+#include "compare/comparisonwriter.h"
 #include "metrics/runsummary.h"
 #include "store/runfile.h"
 
@@ -29,12 +32,19 @@ struct CompareOptions {
 };
 
 /// Per arm, every configuration side by side with ratios against the baseline
-/// and 95 % bootstrap intervals (docs/formats.md, `compare --json`). A ratio
-/// whose interval excludes 1.0 is marked significant. An arm is gentle when every
-/// configuration's run was. Goodput counts requests meeting `options.slo`, or
-/// the SLO of the file's experiment; each arm says which (`slo`). Returns a JSON array, one object per arm, in file
-/// order.
-nlohmann::json compareRuns(const RunFile& file, const CompareOptions& options, QString* error);
+/// and their intervals (docs/formats.md, `compare --json`; docs/metrics.md,
+/// "Intervals"). A ratio is significant when its interval excludes 1.0 and the
+/// run-to-run spread was measured. An arm is gentle when every configuration's
+/// run was. Goodput counts requests meeting `options.slo`, or the SLO of the
+/// file's experiment; each arm says which (`slo`). One entry per arm, in file
+/// order; empty with `error` set when the file cannot be compared.
+Comparison compareRuns(const RunFile& file, const CompareOptions& options, QString* error);
+/// `compare --json`: comparisonToJson(compareRuns(...)); null with `error` set.
+nlohmann::json compareRunsJson(const RunFile& file, const CompareOptions& options, QString* error);
+/// The comparison as it is still assembled, in JSON, before compareRuns reads
+/// it into its types once. Visible so that tst_comparisontypes can hold the
+/// types to every byte of it; everything else reads compareRuns().
+nlohmann::json comparisonAssembly(const RunFile& file, const CompareOptions& options, QString* error);
 
 /// Two files as one, to compare experiments run on different days: every
 /// configuration label (and run label) gets " @NAME" of its file, and arms

@@ -32,7 +32,7 @@ std::optional<RoundDecision> RoundJudge::judge(int round) const
         options.baseline = m_baseline;
         options.resamples = kResamples;
         options.confidence = m_confidence;
-        compare = compareRuns(file, options, &error);
+        compare = compareRunsJson(file, options, &error);
     }
     RoundDecision decision
         = decideRound(compare.is_array() ? compare : nlohmann::json::array(), m_rule, round, m_confidence);

@@ -123,7 +123,7 @@ bool catalogueRecordOf(const QString& path, const RunFile& file, CatalogueFile* 
     options.resamples = 200;
     options.allowDifferentWorkloads = true;
     QString refused;
-    const json arms = compareRuns(file, options, &refused);
+    const json arms = compareRunsJson(file, options, &refused);
     if (!refused.isEmpty() || !arms.is_array()) {
         out->note = refused.isEmpty() ? QStringLiteral("compare gave no figures") : refused;
         armsFromRunLines(file, out);

@@ -153,6 +153,21 @@ int RunSummary::driftProbes() const
         : (drift.is_object() ? 0 : -1);
 }
 
+std::optional<SummaryDistribution> summaryDistributionFromJson(const nlohmann::json& d)
+{
+    nlohmann::json holder = { { "d", d } };
+    std::optional<SummaryDistribution> out;
+    take(holder, "d", out);
+    return out;
+}
+
+nlohmann::json summaryDistributionToJson(const SummaryDistribution& d)
+{
+    nlohmann::json holder = nlohmann::json::object();
+    put(holder, "d", std::optional<SummaryDistribution>(d));
+    return holder["d"];
+}
+
 RunSummary runSummaryFromJson(nlohmann::json summary)
 {
     RunSummary s;

@@ -48,6 +48,10 @@ struct RunSummary {
     int driftProbes() const;
 };
 
+/// One distribution object (`ttft_ms` of a summary); nullopt when `d` is not an object.
+std::optional<SummaryDistribution> summaryDistributionFromJson(const nlohmann::json& d);
+nlohmann::json summaryDistributionToJson(const SummaryDistribution& d);
+
 /// The one reader of a summary object (anything else: an empty summary whose `rest` holds it).
 RunSummary runSummaryFromJson(nlohmann::json summary);
 /// The one writer: the summary object again, named fields and `rest` together.

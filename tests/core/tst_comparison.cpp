@@ -1,3 +1,4 @@
+#include "common/comparisonroundtrip.h"
 #include "compare/compareformat.h"
 #include "compare/comparison.h"
 #include "compare/runtorun.h"
@@ -100,7 +101,7 @@ private slots:
             run(QStringLiteral("a"), QStringLiteral("gentle"), 1.0, 3, true),
             run(QStringLiteral("b"), QStringLiteral("gentle"), 1.0, 4, true) };
         QString error;
-        const auto arms = compareRuns(file, {}, &error);
+        const auto arms = test::comparedChecked(file, {}, &error);
         QVERIFY(error.isEmpty());
         QCOMPARE(arms.size(), std::size_t(2));
         const auto& stress = arms[0];
@@ -147,7 +148,7 @@ private slots:
         CompareOptions options;
         options.calibration = calibration;
         QString error;
-        auto arms = compareRuns(file, options, &error);
+        auto arms = test::comparedChecked(file, options, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const auto b = arms[0]["configs"][1];
         QCOMPARE(b["ratio_ci95"]["method"].get<std::string>(), std::string("calibrated"));
@@ -163,7 +164,7 @@ private slots:
         QVERIFY(b["rounds_needed"]["tpot_ms"]["p50"].is_number_integer());
         // A calibration of another model does not speak for this run.
         arm.identity["model"] = "another";
-        arms = compareRuns(file, options, &error);
+        arms = test::comparedChecked(file, options, &error);
         const auto c = arms[0]["configs"][1];
         QCOMPARE(c["ratio_ci95"]["method"].get<std::string>(), std::string("within-run"));
         QVERIFY2(
@@ -184,7 +185,7 @@ private slots:
         CompareOptions options;
         options.resamples = 200;
         QString error;
-        const auto arms = compareRuns(file, options, &error);
+        const auto arms = test::comparedChecked(file, options, &error);
         const auto& b = arms[0]["configs"][1];
         QCOMPARE(b["ratio_ci95"]["method"].get<std::string>(), std::string("rounds"));
         QCOMPARE(b["run_to_run"]["rounds"].get<int>(), 3);
@@ -196,7 +197,7 @@ private slots:
         for (RunData& r : shuffled.runs)
             if (r.config == QLatin1String("b"))
                 r.info["repeat"] = 1 + (r.info["repeat"].get<int>() % 3);
-        const auto loose = compareRuns(shuffled, options, &error);
+        const auto loose = test::comparedChecked(shuffled, options, &error);
         QVERIFY(!loose[0]["configs"][1]["significant"]["ttft_ms"]["p50"].get<bool>());
         QVERIFY(loose[0]["configs"][1]["rounds_needed"]["ttft_ms"]["p50"].is_number_integer());
     }
@@ -228,7 +229,7 @@ private slots:
         CompareOptions options;
         options.resamples = 100;
         QString error;
-        const auto arms = compareRuns(file, options, &error);
+        const auto arms = test::comparedChecked(file, options, &error);
         const auto& a = arms[0]["configs"][0];
         QCOMPARE(a["steady"]["method"].get<std::string>(), std::string("MSER-5"));
         const int dropped = a["steady"]["dropped"].get<int>();
@@ -301,10 +302,10 @@ private slots:
         QString error;
         CompareOptions options;
         options.baseline = QStringLiteral("b");
-        const auto arms = compareRuns(file, options, &error);
+        const auto arms = test::comparedChecked(file, options, &error);
         QVERIFY(arms[0]["configs"][0]["ratio"]["ttft_ms"]["p50"].get<double>() < 0.7);
         options.baseline = QStringLiteral("zzz");
-        compareRuns(file, options, &error);
+        test::comparedChecked(file, options, &error);
         QVERIFY(error.contains(QStringLiteral("zzz")));
     }
 
@@ -322,7 +323,7 @@ private slots:
         const auto meeting = double(std::count_if(ttftMs.begin(), ttftMs.end(), [&](double v) { return v <= limit; }));
         file.experiment = { { "type", "experiment" }, { "spec", { { "slo", { { "ttft_ms", limit } } } } } };
         QString error;
-        const auto arms = compareRuns(file, {}, &error);
+        const auto arms = test::comparedChecked(file, {}, &error);
         const auto& entry = arms[0]["configs"][0];
         const double reqPerS = entry["req_per_s"].get<double>();
         QCOMPARE(entry["goodput_req_per_s"].get<double>(), reqPerS * meeting / double(ttftMs.size()));
@@ -330,7 +331,7 @@ private slots:
 
         CompareOptions loose;
         loose.slo = Slo { 1e9, 0 };
-        const auto overridden = compareRuns(file, loose, &error);
+        const auto overridden = test::comparedChecked(file, loose, &error);
         QCOMPARE(overridden[0]["configs"][0]["goodput_req_per_s"].get<double>(), reqPerS);
     }
 
@@ -349,7 +350,7 @@ private slots:
         QString error;
         CompareOptions options;
         options.resamples = 200;
-        const auto arms = compareRuns(file, options, &error);
+        const auto arms = test::comparedChecked(file, options, &error);
         QCOMPARE(arms.size(), std::size_t(1));
         const auto& b = arms[0]["configs"][1];
         QCOMPARE(b["repeats"]["n"].get<int>(), 3);
@@ -391,7 +392,7 @@ private slots:
         QString error;
         CompareOptions options;
         options.resamples = 0;
-        const auto arms = compareRuns(file, options, &error);
+        const auto arms = test::comparedChecked(file, options, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const auto& configs = arms[0]["configs"];
         QCOMPARE(configs[0]["ttft_split_ms"]["source"].get<std::string>(), std::string("llamacpp-timings"));
@@ -421,7 +422,7 @@ private slots:
         QString error;
         CompareOptions options;
         options.resamples = 200;
-        const auto arms = compareRuns(file, options, &error);
+        const auto arms = test::comparedChecked(file, options, &error);
         const auto& b = arms[0]["configs"][1];
         const double ratio = b["ratio"]["ttft_ms"]["p50"].get<double>();
         QVERIFY2(ratio > 2.6 && ratio < 3.4, qPrintable(QString::number(ratio)));
@@ -442,7 +443,7 @@ private slots:
         QString error;
         CompareOptions options;
         options.resamples = 0; // capacity needs no intervals
-        const auto arms = compareRuns(file, options, &error);
+        const auto arms = test::comparedChecked(file, options, &error);
         QVERIFY(error.isEmpty());
         QCOMPARE(arms[0]["arm"].get<std::string>(), std::string("knee")); // the sweep before its steps
         const auto& sweep = arms[0]["sweep"];

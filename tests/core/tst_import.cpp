@@ -1,6 +1,7 @@
 // Other tools' results read into knobscope's structures (core/import). The
 // fixtures in tests/data/import were written from the formats the tools
 // document (make_fixtures.py there says how their aggregates were computed).
+#include "common/comparisonroundtrip.h"
 #include "compare/comparison.h"
 #include "import/fieldreader.h"
 #include "import/importedrun.h"
@@ -335,7 +336,7 @@ private slots:
         CompareOptions options;
         options.resamples = 1000;
         QString error;
-        const nlohmann::json arms = compareRuns(file, options, &error);
+        const nlohmann::json arms = test::comparedChecked(file, options, &error);
         QVERIFY(error.isEmpty());
         QCOMPARE(arms.size(), std::size_t(1));
         const nlohmann::json& arm = arms[0];
@@ -359,7 +360,7 @@ private slots:
         QCOMPARE(merged.runs[1].arm, QStringLiteral("concurrency=4"));
         QVERIFY(issuesMention(merged, "compared as \"concurrency=4\""));
         QString error;
-        const nlohmann::json arms = compareRuns(merged, CompareOptions {}, &error);
+        const nlohmann::json arms = test::comparedChecked(merged, CompareOptions {}, &error);
         QCOMPARE(arms.size(), std::size_t(1));
         QCOMPARE(arms[0]["configs"].size(), std::size_t(2));
         QCOMPARE(arms[0]["configs"][1]["config"].get<std::string>(), std::string("yesterday @yesterday"));

@@ -1,6 +1,7 @@
 // The knob-response and Pareto charts' data: figures taken from compare's
 // JSON unchanged, values sorted, missing figures left out (never 0), the
 // Pareto front against points whose front is known by hand.
+#include "common/comparisonroundtrip.h"
 #include "compare/comparison.h"
 #include "compare/knobresponse.h"
 #include "compare/paretofront.h"
@@ -198,7 +199,7 @@ private slots:
         CompareOptions options;
         options.resamples = 0;
         QString error;
-        const json arms = compareRuns(file, options, &error);
+        const json arms = test::comparedChecked(file, options, &error);
         QCOMPARE(arms[0]["configs"][1]["knobs"]["max_num_seqs"].get<int>(), 32);
         QCOMPARE(arms[0]["configs"][1]["model"].get<std::string>(), std::string("sim-8b"));
     }

@@ -1,3 +1,4 @@
+#include "common/comparisonroundtrip.h"
 #include "compare/compareformat.h"
 #include "compare/comparison.h"
 #include "compare/reasoningfigures.h"
@@ -64,7 +65,7 @@ private slots:
         file.runs.push_back(reasoningRun(QStringLiteral("a"), 30, 10, 5, 1, 10'000));
         file.runs.push_back(reasoningRun(QStringLiteral("b"), 60, 20, 10, 2, 20'000));
         QString error;
-        const nlohmann::json arms = compareRuns(file, CompareOptions { {}, 0, 1, {}, false, {}, {} }, &error);
+        const nlohmann::json arms = test::comparedChecked(file, CompareOptions { {}, 0, 1, {}, false, {}, {} }, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(arms.size(), std::size_t(1));
         const nlohmann::json& a = arms[0]["configs"][0]["reasoning_tools"];
@@ -117,7 +118,7 @@ private slots:
         file.runs.push_back(reasoningRun(QStringLiteral("a"), 0, 40, 0, 0, 10'000));
         file.runs.push_back(reasoningRun(QStringLiteral("b"), 30, 10, 5, 1, 10'000));
         QString error;
-        const nlohmann::json arms = compareRuns(file, CompareOptions { {}, 0, 1, {}, false, {}, {} }, &error);
+        const nlohmann::json arms = test::comparedChecked(file, CompareOptions { {}, 0, 1, {}, false, {}, {} }, &error);
         const nlohmann::json& a = arms[0]["configs"][0]["reasoning_tools"];
         const nlohmann::json& b = arms[0]["configs"][1]["reasoning_tools"];
         QCOMPARE(a["reasoning_tokens_per_request"].get<double>(), 0.0);
@@ -136,7 +137,7 @@ private slots:
         QVERIFY(readRunFile(QStringLiteral(KNOBSCOPE_TEST_DATA "/runs/fixture.jsonl"), &file, &error));
         CompareOptions options;
         options.slo = experimentSlo(file.experiment);
-        const nlohmann::json arms = compareRuns(file, options, &error);
+        const nlohmann::json arms = test::comparedChecked(file, options, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         for (const nlohmann::json& arm : arms)
             QVERIFY(!armHasReasoning(arm));

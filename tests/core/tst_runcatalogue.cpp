@@ -1,6 +1,7 @@
 // The run library (core/library): rows from run files, rebuilt from them by a
 // rescan, a corrupt database set aside, moved and missing files, filters, and
 // two writers at once.
+#include "common/comparisonroundtrip.h"
 #include "compare/comparison.h"
 #include "library/cataloguematch.h"
 #include "library/cataloguepicks.h"
@@ -346,7 +347,7 @@ private slots:
             configs, QStringList({ QStringLiteral("mns2 @%1").arg(a->id), QStringLiteral("mns2 @%1").arg(b->id) }));
         CompareOptions options;
         options.resamples = 200;
-        const nlohmann::json arms = compareRuns(picked, options, &error);
+        const nlohmann::json arms = test::comparedChecked(picked, options, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(int(arms.size()), 1);
         QCOMPARE(int(arms[0]["configs"].size()), 2);

@@ -4,6 +4,7 @@
 // lines. Every command's core path (report's summaries and table, compare,
 // drift, replay) must read each file without a throw, and every changed type
 // must be named as an issue with its line and field.
+#include "common/comparisonroundtrip.h"
 #include "compare/compareformat.h"
 #include "compare/comparison.h"
 #include "drift/driftanalysis.h"
@@ -138,7 +139,7 @@ QString exercise(const QString& path, RunFile* file, bool replay = true)
         }
         CompareOptions options;
         options.resamples = 0;
-        const json arms = compareRuns(*file, options, &error);
+        const json arms = test::comparedChecked(*file, options, &error);
         if (arms.is_array()) {
             compareMarkdown(arms);
             compareCsv(arms);

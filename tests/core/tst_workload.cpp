@@ -1,4 +1,5 @@
 #include "client/requestfactory.h"
+#include "common/comparisonroundtrip.h"
 #include "compare/comparison.h"
 #include "spec/experimentspec.h"
 #include "workload/workload.h"
@@ -333,14 +334,14 @@ private slots:
         RunFile file;
         file.runs = { runWith(QStringLiteral("x"), a), runWith(QStringLiteral("y"), b) };
         QString error;
-        QVERIFY(compareRuns(file, {}, &error).is_null());
+        QVERIFY(test::comparedChecked(file, {}, &error).is_null());
         QVERIFY2(error.contains(QStringLiteral("arm \"load\": x and y ran different workloads")), qPrintable(error));
         QVERIFY(error.contains(QStringLiteral("--allow-different-workloads")));
         CompareOptions allow;
         allow.allowDifferentWorkloads = true;
         allow.resamples = 0;
         error.clear();
-        const json arms = compareRuns(file, allow, &error);
+        const json arms = test::comparedChecked(file, allow, &error);
         QVERIFY(error.isEmpty());
         QVERIFY(arms[0]["different_workloads"].get<bool>());
         QVERIFY(arms[0]["warning"].get<std::string>().find("different workloads") != std::string::npos);
@@ -348,7 +349,7 @@ private slots:
         QVERIFY(arms[0]["configs"][1]["workload_differs"].get<bool>());
         file.runs[1] = runWith(QStringLiteral("y"), a);
         error.clear();
-        const json same = compareRuns(file, {}, &error);
+        const json same = test::comparedChecked(file, {}, &error);
         QVERIFY(error.isEmpty());
         QVERIFY(!same[0].contains("different_workloads"));
     }

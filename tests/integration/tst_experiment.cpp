@@ -1,4 +1,5 @@
 // The experiment runner end to end: launched simulator, configs x arms, one file.
+#include "common/comparisonroundtrip.h"
 #include "compare/comparison.h"
 #include "experiment/experimentrunner.h"
 #include "metrics/armverdicts.h"
@@ -310,7 +311,7 @@ private slots:
         QVERIFY(readRunFile(out, &file, &error));
         CompareOptions options;
         options.resamples = 0;
-        const json arms = compareRuns(file, options, &error);
+        const json arms = test::comparedChecked(file, options, &error);
         QCOMPARE(arms[0]["arm"].get<std::string>(), std::string("ladder"));
         QCOMPARE(arms[0]["sweep"]["capacity"]["mns2"].get<double>(), 1.0);
         QCOMPARE(arms[0]["sweep"]["capacity"]["mns16"].get<double>(), 16.0);

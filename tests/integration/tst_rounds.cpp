@@ -2,6 +2,7 @@
 // "Repeats"): interleaved order, the `round` fields through the reader and the
 // replay, repeats that run until decided (decided, and out of budget), and
 // `knobscope run SPEC --aa N`.
+#include "common/comparisonroundtrip.h"
 #include "compare/calibration.h"
 #include "compare/comparison.h"
 #include "experiment/experimentrunner.h"
@@ -163,7 +164,7 @@ private slots:
         // Whichever ran first, compare takes the spec's first configuration as the baseline.
         CompareOptions options;
         options.resamples = 50;
-        const json arms = compareRuns(file, options, &error);
+        const json arms = test::comparedChecked(file, options, &error);
         QCOMPARE(arms[0]["baseline"].get<std::string>(), std::string("mns2"));
         QCOMPARE(arms[0]["configs"][1]["ratio_ci95"]["method"].get<std::string>(), std::string("rounds"));
         QCOMPARE(file.runs.size(), std::size_t(6));

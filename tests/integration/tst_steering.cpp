@@ -3,6 +3,7 @@
 // within a second of each command, and the file holds one summarized segment
 // per setting. Checked against knobscope-sim's truth log, which records when
 // the server itself saw each request arrive and end.
+#include "common/comparisonroundtrip.h"
 #include "compare/comparison.h"
 #include "store/runfile.h"
 #include "truthlog.h"
@@ -159,7 +160,7 @@ private slots:
         QCOMPARE(seen, ids);
 
         // compare treats the segments as the steps of one sweep over concurrency.
-        const nlohmann::json compare = compareRuns(file, {}, &error);
+        const nlohmann::json compare = test::comparedChecked(file, {}, &error);
         const auto sweep = std::find_if(compare.begin(), compare.end(),
             [](const nlohmann::json& a) { return a.value("arm", std::string()) == "adhoc (steered)"; });
         QVERIFY2(sweep != compare.end(), compare.dump().c_str());

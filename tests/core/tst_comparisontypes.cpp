@@ -1,0 +1,143 @@
+// The typed comparison (compare/comparisontypes.h) against the JSON it is read
+// from. Every comparison the other compare tests make goes through
+// comparedChecked() (common/comparisonroundtrip.h), which holds the types to
+// every byte; this test checks the fields themselves and what the reader does
+// with keys it does not know or values of another type.
+#include "compare/comparison.h"
+#include "compare/comparisonreader.h"
+#include "compare/comparisontypes.h"
+#include "compare/comparisonwriter.h"
+
+#include <QTest>
+
+using namespace ks;
+
+namespace {
+
+RunFile fixture()
+{
+    RunFile file;
+    QString error;
+    if (!readRunFile(QStringLiteral(KNOBSCOPE_TEST_DATA "/runs/fixture.jsonl"), &file, &error))
+        qFatal("fixture: %s", qPrintable(error));
+    return file;
+}
+
+} // namespace
+
+class TstComparisonTypes : public QObject {
+    Q_OBJECT
+private slots:
+    void fieldsMatchTheJson()
+    {
+        QString error;
+        CompareOptions options;
+        options.resamples = 200;
+        const nlohmann::json json = comparisonAssembly(fixture(), options, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const Comparison typed = comparisonFromJson(json);
+        QCOMPARE(typed.size(), json.size());
+        int stats = 0;
+        for (std::size_t a = 0; a < typed.size(); ++a) {
+            const ComparedArm& arm = typed[a];
+            QCOMPARE(arm.arm.toStdString(), json[a]["arm"].get<std::string>());
+            QCOMPARE(arm.baseline.toStdString(), json[a]["baseline"].get<std::string>());
+            QVERIFY(arm.baselineConfig());
+            QCOMPARE(arm.configs.size(), json[a]["configs"].size());
+            for (std::size_t c = 0; c < arm.configs.size(); ++c) {
+                const ComparedConfig& config = arm.configs[c];
+                const nlohmann::json& j = json[a]["configs"][c];
+                QCOMPARE(config.requests, j["requests"].get<qint64>());
+                QCOMPARE(config.reqPerS, j["req_per_s"].get<double>());
+                QVERIFY(config.runToRun);
+                QCOMPARE(config.runToRun->method.toStdString(), j["run_to_run"]["method"].get<std::string>());
+                QCOMPARE(config.ratioCiMethod, config.runToRun->method);
+                for (LatencyMetric m : kLatencyMetrics)
+                    for (LatencyStat s : kLatencyStats) {
+                        const char* key = latencyKey(m);
+                        const char* stat = statKey(s);
+                        const ComparedStat& cell = config.stat(m, s);
+                        QCOMPARE(config.value(m, s).value(), j[key][stat].get<double>());
+                        QCOMPARE(cell.ratio.value(), j["ratio"][key][stat].get<double>());
+                        QCOMPARE(cell.ratioCi->low, j["ratio_ci95"][key][stat][0].get<double>());
+                        QCOMPARE(cell.ratioCi->high, j["ratio_ci95"][key][stat][1].get<double>());
+                        QCOMPARE(cell.ci->low, j["ci95"][key][stat][0].get<double>());
+                        QCOMPARE(cell.significant.value(), j["significant"][key][stat].get<bool>());
+                        QCOMPARE(cell.withinRunSignificant.has_value(), j.contains("within_run_significant"));
+                        ++stats;
+                    }
+                if (&config != arm.baselineConfig()) {
+                    QVERIFY(config.why);
+                    QCOMPARE(config.why->kind.toStdString(), j["why"]["kind"].get<std::string>());
+                }
+            }
+        }
+        QVERIFY(stats >= 24);
+        QCOMPARE(comparisonToJson(typed).dump(), json.dump());
+    }
+
+    // A key from a newer version, or a named key of another type, stays as it was
+    // written; a wrong-typed number is still read where it can be.
+    void unknownAndWrongTypedKeysSurvive()
+    {
+        QString error;
+        CompareOptions options;
+        options.resamples = 0;
+        nlohmann::json json = comparisonAssembly(fixture(), options, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        nlohmann::json& config = json[0]["configs"][1];
+        config["errors"] = 3.0; // a double where an integer belongs
+        config["max_waiting"] = 7; // an integer where a double belongs
+        config["from_the_future"] = { { "x", 1 } };
+        config["ci95"] = "not a grid";
+        config["run_to_run"]["looks"] = 4; // a key run_to_run does not name
+        json[0]["added_later"] = true;
+        json[0]["gentle"] = "yes";
+        const Comparison typed = comparisonFromJson(json);
+        QCOMPARE(comparisonToJson(typed).dump(), json.dump());
+        const ComparedConfig& c = typed[0].configs[1];
+        QCOMPARE(c.errors, qint64(3));
+        QCOMPARE(c.maxWaiting.value(), 7.0);
+        QVERIFY(c.rest.contains("errors"));
+        QVERIFY(c.rest.contains("max_waiting"));
+        QVERIFY(c.rest.contains("from_the_future"));
+        QVERIFY(c.rest.contains("ci95"));
+        QVERIFY(c.rest.contains("run_to_run"));
+        QVERIFY(!c.runToRun);
+        QVERIFY(typed[0].rest.contains("added_later"));
+        QVERIFY(typed[0].rest.contains("gentle"));
+        QVERIFY(!typed[0].gentle);
+    }
+
+    void notAnArrayIsAnEmptyComparison()
+    {
+        QVERIFY(comparisonFromJson(nlohmann::json()).empty());
+        QVERIFY(comparisonFromJson(nlohmann::json::object()).empty());
+        QCOMPARE(comparisonToJson({}).dump(), std::string("[]"));
+    }
+
+    void keysAndEnumsAgree()
+    {
+        for (LatencyMetric m : kLatencyMetrics)
+            QCOMPARE(latencyMetricOf(latencyKey(m)), std::optional(m));
+        for (LatencyStat s : kLatencyStats)
+            QCOMPARE(latencyStatOf(statKey(s)), std::optional(s));
+        QVERIFY(!latencyMetricOf("req_per_s"));
+        QVERIFY(!latencyStatOf("p90"));
+    }
+
+    void refusedComparisonIsEmptyWithItsError()
+    {
+        QString error;
+        CompareOptions options;
+        options.baseline = QStringLiteral("no-such-config");
+        QVERIFY(compareRuns(fixture(), options, &error).empty());
+        QVERIFY(error.contains(QLatin1String("no-such-config")));
+        error.clear();
+        QVERIFY(compareRunsJson(fixture(), options, &error).is_null());
+        QVERIFY(!error.isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstComparisonTypes)
+#include "tst_comparisontypes.moc"
