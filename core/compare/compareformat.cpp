@@ -1,5 +1,6 @@
 #include "compare/compareformat.h"
 
+#include "compare/comparisonreader.h"
 #include "compare/diagnosis.h"
 #include "compare/intervalnotes.h"
 #include "compare/reasoningfigures.h"
@@ -22,49 +23,87 @@ const CompareColumn kCompareColumns[8] = {
     { "goodput req/s", "goodput_req_per_s", nullptr },
 };
 
-bool hasCompareValue(const nlohmann::json& config, const CompareColumn& c)
+namespace {
+
+std::optional<LatencyMetric> metricOf(const CompareColumn& c)
 {
-    const auto v = config.find(c.key);
-    if (v == config.end() || v->is_null())
-        return false;
+    return c.stat ? latencyMetricOf(c.key) : std::nullopt;
+}
+
+std::optional<LatencyStat> statOf(const CompareColumn& c)
+{
+    return c.stat ? latencyStatOf(c.stat) : std::nullopt;
+}
+
+// A rate column's figure and ratio.
+std::pair<std::optional<double>, std::optional<double>> rateOf(const ComparedConfig& config, const CompareColumn& c)
+{
+    const std::string_view key = c.key;
+    if (key == "req_per_s")
+        return { config.reqPerS, config.reqPerSRatio };
+    if (key == "out_tok_per_s")
+        return { config.outTokPerS, config.outTokPerSRatio };
+    if (key == "goodput_req_per_s")
+        return { config.goodputReqPerS, config.goodputRatio };
+    return {};
+}
+
+} // namespace
+
+bool hasCompareValue(const ComparedConfig& config, const CompareColumn& c)
+{
     if (!c.stat)
-        return v->is_number();
-    const auto stat = v->find(c.stat);
-    return stat != v->end() && stat->is_number();
+        return rateOf(config, c).first.has_value();
+    const auto metric = metricOf(c);
+    const auto stat = statOf(c);
+    return metric && stat && config.value(*metric, *stat).has_value();
 }
 
-double compareValue(const nlohmann::json& config, const CompareColumn& c)
+double compareValue(const ComparedConfig& config, const CompareColumn& c)
 {
-    if (!hasCompareValue(config, c))
-        return 0; // summary-only imports may lack a statistic their tool does not report
-    const nlohmann::json& v = config[c.key];
-    return c.stat ? v[c.stat].get<double>() : v.get<double>();
+    if (!c.stat)
+        return rateOf(config, c).first.value_or(0);
+    const auto metric = metricOf(c);
+    const auto stat = statOf(c);
+    // summary-only imports may lack a statistic their tool does not report
+    return metric && stat ? config.value(*metric, *stat).value_or(0) : 0;
 }
 
-QString compareCell(const nlohmann::json& config, const CompareColumn& c, bool isBaseline)
+QString compareCell(const ComparedConfig& config, const CompareColumn& c, bool isBaseline)
 {
     if (!hasCompareValue(config, c))
         return QStringLiteral("n/a");
     QString text = QString::number(compareValue(config, c), 'f', 1);
     if (isBaseline)
         return text;
-    const nlohmann::json& ratio = c.stat
-        ? config["ratio"].value(c.key, nlohmann::json::object()).value(c.stat, nlohmann::json(nullptr))
-        : config["ratio"].value(c.key, nlohmann::json(nullptr));
-    if (ratio.is_null())
+    const auto metric = metricOf(c);
+    const auto stat = statOf(c);
+    const ComparedStat* cell = metric && stat ? &config.stat(*metric, *stat) : nullptr;
+    const std::optional<double> ratio = cell ? cell->ratio : rateOf(config, c).second;
+    if (!ratio)
         return text;
-    text += QStringLiteral(" (%1x").arg(ratio.get<double>(), 0, 'f', 2);
-    const nlohmann::json ci = c.stat
-        ? config["ratio_ci95"].value(c.key, nlohmann::json::object()).value(c.stat, nlohmann::json(nullptr))
-        : nlohmann::json(nullptr);
-    if (ci.is_array() && ci.size() == 2) {
-        text += QStringLiteral(" [%1-%2]").arg(ci[0].get<double>(), 0, 'f', 2).arg(ci[1].get<double>(), 0, 'f', 2);
-        if (config.value("significant", nlohmann::json::object())
-                .value(c.key, nlohmann::json::object())
-                .value(c.stat, false))
+    text += QStringLiteral(" (%1x").arg(*ratio, 0, 'f', 2);
+    if (cell && cell->ratioCi) {
+        text += QStringLiteral(" [%1-%2]").arg(cell->ratioCi->low, 0, 'f', 2).arg(cell->ratioCi->high, 0, 'f', 2);
+        if (cell->significant.value_or(false))
             text += QLatin1Char('*');
     }
     return text + QLatin1Char(')');
+}
+
+bool hasCompareValue(const nlohmann::json& config, const CompareColumn& c)
+{
+    return hasCompareValue(comparedConfigFromJson(config), c);
+}
+
+double compareValue(const nlohmann::json& config, const CompareColumn& c)
+{
+    return compareValue(comparedConfigFromJson(config), c);
+}
+
+QString compareCell(const nlohmann::json& config, const CompareColumn& c, bool isBaseline)
+{
+    return compareCell(comparedConfigFromJson(config), c, isBaseline);
 }
 
 namespace {
@@ -189,36 +228,38 @@ namespace {
 
 // "(gentle)" with its own definition beside the peak-waiting column: a short
 // opening burst can queue a few scrapes and still leave the arm gentle.
-QString gentleMark(const nlohmann::json& config)
+QString gentleMark(const ComparedConfig& config)
 {
-    if (!config.value("gentle", false))
+    if (!config.gentle)
         return {};
-    const nlohmann::json share = config.value("waiting_share", nlohmann::json());
-    return share.is_number()
-        ? QStringLiteral(" (gentle: waiting in %1 % of scrapes)").arg(share.get<double>() * 100, 0, 'f', 0)
+    return config.waitingShare
+        ? QStringLiteral(" (gentle: waiting in %1 % of scrapes)").arg(*config.waitingShare * 100, 0, 'f', 0)
         : QStringLiteral(" (gentle)");
 }
 
 } // namespace
 
-QString specDecodeLine(const nlohmann::json& arm)
+QString specDecodeLine(const ComparedArm& arm)
 {
     QStringList parts;
     bool any = false;
-    for (const auto& config : arm.value("configs", nlohmann::json::array())) {
-        const nlohmann::json acceptance = config.value("spec_acceptance", nlohmann::json());
-        const nlohmann::json length = config.value("spec_mean_accepted", nlohmann::json());
+    for (const ComparedConfig& config : arm.configs) {
         QStringList figures;
-        if (acceptance.is_number())
-            figures << QStringLiteral("acceptance %1 %").arg(acceptance.get<double>() * 100, 0, 'f', 1);
-        if (length.is_number())
-            figures << QStringLiteral("mean accepted length %1").arg(length.get<double>(), 0, 'f', 2);
+        if (config.specAcceptance)
+            figures << QStringLiteral("acceptance %1 %").arg(*config.specAcceptance * 100, 0, 'f', 1);
+        if (config.specMeanAccepted)
+            figures << QStringLiteral("mean accepted length %1").arg(*config.specMeanAccepted, 0, 'f', 2);
         any = any || !figures.isEmpty();
-        parts << QString::fromStdString(config.value("config", std::string())) + QLatin1Char(' ')
+        parts << config.config + QLatin1Char(' ')
                 + (figures.isEmpty() ? QStringLiteral("none") : figures.join(QStringLiteral(", ")));
     }
     return any ? QStringLiteral("Speculative decoding (the server's counters): ") + parts.join(QStringLiteral("; "))
                : QString();
+}
+
+QString specDecodeLine(const nlohmann::json& arm)
+{
+    return specDecodeLine(comparedArmFromJson(arm));
 }
 
 QString compareMarkdown(const nlohmann::json& arms)
@@ -238,31 +279,28 @@ QString compareMarkdown(const nlohmann::json& arms)
         header << QStringLiteral("errors") << QStringLiteral("peak waiting");
         out += QStringLiteral("| %1 |\n|%2\n")
                    .arg(header.join(QStringLiteral(" | ")), QStringLiteral("---|").repeated(header.size()));
-        for (const auto& config : arm["configs"]) {
-            const bool isBaseline = config["config"] == arm["baseline"];
-            QStringList row { QString::fromStdString(config["config"].get<std::string>()) + gentleMark(config)
-                + (config.value("workload_differs", false) ? QStringLiteral(" (different workload)") : QString()) };
+        const ComparedArm typed = comparedArmFromJson(arm);
+        for (const ComparedConfig& config : typed.configs) {
+            const bool isBaseline = config.config == typed.baseline;
+            QStringList row { config.config + gentleMark(config)
+                + (config.workloadDiffers.value_or(false) ? QStringLiteral(" (different workload)") : QString()) };
             for (const CompareColumn& c : kCompareColumns)
                 row << compareCell(config, c, isBaseline);
-            row << QStringLiteral("%1 (%2 %)")
-                       .arg(config["errors"].get<int>())
-                       .arg(config["error_rate"].get<double>() * 100, 0, 'f', 1);
-            row << (config["max_waiting"].is_null() ? QStringLiteral("n/a")
-                                                    : QString::number(config["max_waiting"].get<double>()));
+            row << QStringLiteral("%1 (%2 %)").arg(config.errors).arg(config.errorRate * 100, 0, 'f', 1);
+            row << (config.maxWaiting ? QString::number(*config.maxWaiting) : QStringLiteral("n/a"));
             out += QStringLiteral("| %1 |\n").arg(row.join(QStringLiteral(" | ")));
         }
-        out += QStringLiteral("\nRatios are against %1; %2.\n")
-                   .arg(QString::fromStdString(arm["baseline"].get<std::string>()), intervalLegend(arm));
-        for (const QString& line : intervalLines(arm))
+        out += QStringLiteral("\nRatios are against %1; %2.\n").arg(typed.baseline, intervalLegend(typed));
+        for (const QString& line : intervalLines(typed))
             out += line + QLatin1Char('\n');
         if (const QStringList bounds = sloBounds(arm.value("slo", nlohmann::json())); !bounds.isEmpty())
             out += QStringLiteral("Goodput counts requests meeting %1.\n").arg(bounds.join(QStringLiteral(" and ")));
         else
             out += QStringLiteral("No SLO set: goodput equals throughput.\n");
-        for (const QString& line : diagnosisLines(arm))
+        for (const QString& line : diagnosisLines(typed))
             out += line + QLatin1Char('\n');
         out += reasoningMarkdown(arm);
-        if (const QString spec = specDecodeLine(arm); !spec.isEmpty())
+        if (const QString spec = specDecodeLine(typed); !spec.isEmpty())
             out += spec + QStringLiteral(".\n");
         out += ttftSplitMarkdown(arm);
         out += imagesMarkdown(arm);
@@ -280,12 +318,14 @@ namespace {
 
 // The columns after `significant`: how the row's interval was made, whether it
 // measured the run-to-run spread, and the rounds an undecided ratio would need.
-std::string csvTail(const nlohmann::json& config, const char* key, const char* stat, bool hasInterval)
+std::string csvTail(const ComparedConfig& config, const char* key, const char* stat, bool hasInterval)
 {
     if (!hasInterval)
         return ",,,\n";
     const std::optional<bool> measured = runToRunMeasured(config);
-    const std::optional<int> rounds = roundsNeeded(config, key, stat);
+    const auto metric = latencyMetricOf(key);
+    const auto s = latencyStatOf(stat);
+    const std::optional<int> rounds = metric && s ? roundsNeeded(config, *metric, *s) : std::nullopt;
     return ',' + intervalMethod(config).toStdString() + ',' + (measured ? (*measured ? "true" : "false") : "") + ','
         + (rounds ? std::to_string(*rounds) : std::string()) + '\n';
 }
@@ -314,6 +354,7 @@ QString compareCsv(const nlohmann::json& arms)
             // A configuration that ran another workload keeps the mark in every row that names it.
             const std::string prefix = arm["arm"].get<std::string>() + ',' + config["config"].get<std::string>()
                 + (config.value("workload_differs", false) ? " (different workload)" : "") + ',';
+            const ComparedConfig typed = comparedConfigFromJson(config);
             const nlohmann::json ratios = config.value("ratio", nlohmann::json::object());
             const nlohmann::json intervals = config.value("ratio_ci95", nlohmann::json::object());
             for (const char* key : { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" }) {
@@ -337,7 +378,7 @@ QString compareCsv(const nlohmann::json& arms)
                         out += QString::asprintf("%.4f,,,", ratio[stat].get<double>());
                     else
                         out += QStringLiteral(",,,");
-                    out += QString::fromStdString(csvTail(config, key, stat, hasInterval));
+                    out += QString::fromStdString(csvTail(typed, key, stat, hasInterval));
                 }
             }
             for (const char* key : { "req_per_s", "out_tok_per_s", "goodput_req_per_s", "error_rate" }) {

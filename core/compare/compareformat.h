@@ -1,5 +1,7 @@
 #pragma once
 
+#include "compare/comparisontypes.h"
+
 #include <QString>
 
 #include <nlohmann/json.hpp>
@@ -21,9 +23,14 @@ double compareValue(const nlohmann::json& config, const CompareColumn& column);
 /// "6848.9 (16.38x [16.35-25.30]*)": the value, and for a non-baseline
 /// configuration its ratio, interval and significance mark.
 QString compareCell(const nlohmann::json& config, const CompareColumn& column, bool isBaseline);
+/// The same three on the typed comparison.
+bool hasCompareValue(const ComparedConfig& config, const CompareColumn& column);
+double compareValue(const ComparedConfig& config, const CompareColumn& column);
+QString compareCell(const ComparedConfig& config, const CompareColumn& column, bool isBaseline);
 /// "Speculative decoding (the server's counters): B acceptance 60.3 %, mean accepted length 3.41; A none":
 /// an arm's spec_acceptance and spec_mean_accepted; empty when no configuration has them.
 QString specDecodeLine(const nlohmann::json& arm);
+QString specDecodeLine(const ComparedArm& arm);
 /// The output of `compare --format md` and `--format csv` for compareRuns() JSON.
 QString compareMarkdown(const nlohmann::json& arms);
 QString compareCsv(const nlohmann::json& arms);

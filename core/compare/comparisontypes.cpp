@@ -67,4 +67,12 @@ const ComparedConfig* ComparedArm::baselineConfig() const
     return nullptr;
 }
 
+const ComparedArm* armNamed(const Comparison& comparison, const QString& arm)
+{
+    for (const ComparedArm& a : comparison)
+        if (a.arm == arm)
+            return &a;
+    return nullptr;
+}
+
 } // namespace ks

@@ -146,4 +146,7 @@ struct ComparedArm {
 /// compareRuns' result: one entry per arm, in file order.
 using Comparison = std::vector<ComparedArm>;
 
+/// The arm of `comparison` named `arm`; null when it has none.
+const ComparedArm* armNamed(const Comparison& comparison, const QString& arm);
+
 } // namespace ks

@@ -1,5 +1,7 @@
 #include "compare/diagnosis.h"
 
+#include "compare/comparisonreader.h"
+
 #include <QString>
 #include <QStringList>
 
@@ -165,18 +167,20 @@ void addDiagnoses(nlohmann::json& arm)
                            "scrapes), so this arm compares compute, not capacity"));
 }
 
-QStringList diagnosisLines(const nlohmann::json& arm)
+QStringList diagnosisLines(const ComparedArm& arm)
 {
     QStringList out;
-    if (arm.value("why", json()).is_object())
-        out << QStringLiteral("Why: %1.").arg(QString::fromStdString(arm["why"].value("text", std::string())));
-    for (const json& config : arm.value("configs", json::array()))
-        if (config.value("why", json()).is_object())
-            out << QStringLiteral("Why %1 differs: %2 [%3].")
-                       .arg(QString::fromStdString(config.value("config", std::string())),
-                           QString::fromStdString(config["why"].value("text", std::string())),
-                           QString::fromStdString(config["why"].value("kind", std::string())));
+    if (arm.why)
+        out << QStringLiteral("Why: %1.").arg(arm.why->text);
+    for (const ComparedConfig& config : arm.configs)
+        if (config.why)
+            out << QStringLiteral("Why %1 differs: %2 [%3].").arg(config.config, config.why->text, config.why->kind);
     return out;
+}
+
+QStringList diagnosisLines(const nlohmann::json& arm)
+{
+    return diagnosisLines(comparedArmFromJson(arm));
 }
 
 } // namespace ks

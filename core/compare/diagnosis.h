@@ -1,5 +1,7 @@
 #pragma once
 
+#include "compare/comparisontypes.h"
+
 #include <QStringList>
 
 #include <nlohmann/json.hpp>
@@ -15,5 +17,6 @@ void addDiagnoses(nlohmann::json& arm);
 
 /// The arm's diagnoses as lines for people: "Why: gentle: …" and "Why B differs: … [kind]".
 QStringList diagnosisLines(const nlohmann::json& arm);
+QStringList diagnosisLines(const ComparedArm& arm);
 
 } // namespace ks

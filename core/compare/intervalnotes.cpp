@@ -1,6 +1,7 @@
 #include "compare/intervalnotes.h"
 
 #include "compare/compareformat.h"
+#include "compare/comparisonreader.h"
 
 #include <QFileInfo>
 
@@ -11,31 +12,7 @@ namespace ks {
 
 namespace {
 
-using json = nlohmann::json;
-
 const char* const kWithinRunNote = "within one run; run-to-run not measured: add repeats or calibrate";
-
-const json& runToRun(const json& config)
-{
-    static const json none;
-    const auto it = config.is_object() ? config.find("run_to_run") : config.end();
-    return config.is_object() && it != config.end() && it->is_object() ? *it : none;
-}
-
-QString textAt(const json& object, const char* key)
-{
-    const auto it = object.is_object() ? object.find(key) : object.end();
-    return object.is_object() && it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
-                                                                       : QString();
-}
-
-std::optional<double> numberAt(const json& object, const char* key)
-{
-    const auto it = object.is_object() ? object.find(key) : object.end();
-    if (!object.is_object() || it == object.end() || !it->is_number() || !std::isfinite(it->get<double>()))
-        return std::nullopt;
-    return it->get<double>();
-}
 
 bool knownMethod(const QString& method)
 {
@@ -43,12 +20,10 @@ bool knownMethod(const QString& method)
         || method == QLatin1String("rounds");
 }
 
-// The looks of repeats that run until decided: given, or read back from the
-// confidence they were spread over (1 - 0.05 / looks, sequentialconfidence.h).
-std::optional<int> looksOf(const json& r2r, double confidence)
+// The looks of repeats that run until decided, read back from the confidence
+// they were spread over (1 - 0.05 / looks, sequentialconfidence.h).
+std::optional<int> looksOf(double confidence)
 {
-    if (const auto looks = numberAt(r2r, "looks"); looks && *looks > 1)
-        return int(*looks);
     if (confidence <= 0.95 + 1e-9 || confidence >= 1)
         return std::nullopt;
     const int looks = int(std::lround(0.05 / (1 - confidence)));
@@ -57,13 +32,11 @@ std::optional<int> looksOf(const json& r2r, double confidence)
     return looks;
 }
 
-QString calibrationCitation(const json& calibration)
+QString citationText(const CalibrationCitation& calibration)
 {
-    const auto runs = numberAt(calibration, "runs");
-    const QString file = QFileInfo(textAt(calibration, "file")).fileName();
     return QStringLiteral("A/A calibration: %1 runs of %2, %3 (%4)")
-        .arg(runs ? QString::number(int(*runs)) : QStringLiteral("?"), textAt(calibration, "config"),
-            textAt(calibration, "date").left(10), file);
+        .arg(calibration.runs)
+        .arg(calibration.config, calibration.date.left(10), QFileInfo(calibration.file).fileName());
 }
 
 QString statLabel(const CompareColumn& c)
@@ -76,33 +49,52 @@ QString percent(double fraction)
     return QString::number(fraction * 100, 'g', 3) + QStringLiteral(" %");
 }
 
+QString differenceOf(const ComparedConfig& config)
+{
+    const std::optional<double> difference = config.roundsNeededFor;
+    return percent(difference && *difference > 0 && std::isfinite(*difference) ? *difference : 0.05);
+}
+
+// The rounds already run (1 for a single run on a side).
+int roundsRun(const ComparedConfig& config)
+{
+    return config.runToRun && config.runToRun->rounds >= 1 ? int(config.runToRun->rounds) : 1;
+}
+
+// "the 3 rounds run would already resolve a 5 % difference in X: any difference left there is likely smaller"
+QString enoughText(const ComparedConfig& config, const QString& stats)
+{
+    return QStringLiteral("the %1 rounds run would already resolve a %2 difference%3: any difference left there is "
+                          "likely smaller")
+        .arg(roundsRun(config))
+        .arg(differenceOf(config), stats.isEmpty() ? QString() : QStringLiteral(" in ") + stats);
+}
+
 } // namespace
 
-QString intervalMethod(const json& config)
+QString intervalMethod(const ComparedConfig& config)
 {
-    QString method = textAt(runToRun(config), "method");
-    for (const char* key : { "ratio_ci95", "ci95" })
-        if (method.isEmpty() && config.is_object() && config.contains(key))
-            method = textAt(config[key], "method");
+    QString method = config.runToRun ? config.runToRun->method : QString();
+    for (const QString& grid : { config.ratioCiMethod, config.ciMethod })
+        if (method.isEmpty())
+            method = grid;
     return knownMethod(method) ? method : QString();
 }
 
-std::optional<bool> runToRunMeasured(const json& config)
+std::optional<bool> runToRunMeasured(const ComparedConfig& config)
 {
-    const json& r2r = runToRun(config);
-    const auto it = r2r.find("measured");
-    if (r2r.is_object() && it != r2r.end() && it->is_boolean())
-        return it->get<bool>();
+    if (config.runToRun)
+        return config.runToRun->measured;
     const QString method = intervalMethod(config);
     if (method.isEmpty())
         return std::nullopt;
     return method != QLatin1String("within-run");
 }
 
-double intervalConfidence(const json& config)
+double intervalConfidence(const ComparedConfig& config)
 {
-    const auto c = numberAt(runToRun(config), "confidence");
-    return c && *c > 0 && *c < 1 ? *c : 0.95;
+    const double c = config.runToRun ? config.runToRun->confidence : 0.95;
+    return c > 0 && c < 1 ? c : 0.95;
 }
 
 QString confidenceText(double confidence)
@@ -116,25 +108,24 @@ QString confidenceText(double confidence)
     return QString::number(p, 'f', decimals) + QStringLiteral(" %");
 }
 
-QString intervalMethodText(const json& config)
+QString intervalMethodText(const ComparedConfig& config)
 {
     const QString method = intervalMethod(config);
     if (method.isEmpty())
         return {};
-    const json& r2r = runToRun(config);
     const double confidence = intervalConfidence(config);
     const QString level = confidenceText(confidence);
-    QString note = textAt(r2r, "note").trimmed();
+    QString note = config.runToRun ? config.runToRun->note.trimmed() : QString();
     while (note.endsWith(QLatin1Char('.')))
         note.chop(1);
     if (method == QLatin1String("rounds")) {
         // Said here rather than taken from the note: the note explains the method, this names it.
-        const auto rounds = numberAt(r2r, "rounds");
         const QString kind
             = note.contains(QLatin1String(" unpaired ")) ? QStringLiteral("unpaired") : QStringLiteral("paired");
-        const QString across = rounds ? QStringLiteral("across %1 %2 rounds").arg(int(*rounds)).arg(kind)
-                                      : QStringLiteral("across %1 rounds").arg(kind);
-        if (const auto looks = looksOf(r2r, confidence))
+        const QString across = config.runToRun
+            ? QStringLiteral("across %1 %2 rounds").arg(config.runToRun->rounds).arg(kind)
+            : QStringLiteral("across %1 rounds").arg(kind);
+        if (const auto looks = looksOf(confidence))
             return QStringLiteral("intervals %1 at %2 per look, %3 looks (repeats until decided)")
                 .arg(across, level)
                 .arg(*looks);
@@ -143,12 +134,10 @@ QString intervalMethodText(const json& config)
     // The comparison's own sentence says it, with what kept a given calibration from applying.
     if (!note.isEmpty())
         return note;
-    if (method == QLatin1String("calibrated")) {
-        const json calibration = r2r.value("calibration", json());
-        return calibration.is_object()
-            ? QStringLiteral("%1 intervals with %2").arg(level, calibrationCitation(calibration))
+    if (method == QLatin1String("calibrated"))
+        return config.runToRun && config.runToRun->calibration
+            ? QStringLiteral("%1 intervals with %2").arg(level, citationText(*config.runToRun->calibration))
             : QStringLiteral("%1 intervals with an A/A calibration").arg(level);
-    }
     return QStringLiteral("%1 intervals %2").arg(level, QLatin1String(kWithinRunNote));
 }
 
@@ -158,57 +147,23 @@ QString unmeasuredDecisionText()
                           "repeats or a calibration");
 }
 
-std::optional<int> roundsNeeded(const json& config, const char* key, const char* stat)
+std::optional<int> roundsNeeded(const ComparedConfig& config, LatencyMetric metric, LatencyStat stat)
 {
-    const auto needed = config.is_object() ? config.find("rounds_needed") : config.end();
-    if (!config.is_object() || needed == config.end() || !needed->is_object())
-        return std::nullopt;
-    const auto metric = needed->find(key);
-    if (metric == needed->end() || !metric->is_object())
-        return std::nullopt;
-    const auto n = numberAt(*metric, stat);
-    return n && *n >= 1 ? std::optional<int>(int(std::ceil(*n))) : std::nullopt;
+    const std::optional<int>& n = config.stat(metric, stat).roundsNeeded;
+    return n && *n >= 1 ? n : std::nullopt;
 }
 
-namespace {
-
-QString differenceOf(const json& config)
-{
-    const json needed = config.value("rounds_needed", json::object());
-    const auto difference = numberAt(needed, "for");
-    return percent(difference && *difference > 0 ? *difference : 0.05);
-}
-
-} // namespace
-
-namespace {
-
-// The rounds already run (1 for a single run on a side).
-int roundsRun(const json& config)
-{
-    const auto rounds = numberAt(runToRun(config), "rounds");
-    return rounds && *rounds >= 1 ? int(*rounds) : 1;
-}
-
-// "the 3 rounds run would already resolve a 5 % difference in X: any difference left there is likely smaller"
-QString enoughText(const json& config, const QString& stats)
-{
-    return QStringLiteral("the %1 rounds run would already resolve a %2 difference%3: any difference left there is "
-                          "likely smaller")
-        .arg(roundsRun(config))
-        .arg(differenceOf(config), stats.isEmpty() ? QString() : QStringLiteral(" in ") + stats);
-}
-
-} // namespace
-
-QString roundsNeededText(const json& config)
+QString roundsNeededText(const ComparedConfig& config)
 {
     std::map<int, QStringList> byRounds; // the same count for several statistics is said once
     QStringList enough; // undecided although the rounds run would see the difference: it is smaller
-    for (const CompareColumn& c : kCompareColumns)
-        if (c.stat)
-            if (const auto n = roundsNeeded(config, c.key, c.stat))
+    for (const CompareColumn& c : kCompareColumns) {
+        const auto metric = latencyMetricOf(c.key);
+        const auto stat = c.stat ? latencyStatOf(c.stat) : std::nullopt;
+        if (metric && stat)
+            if (const auto n = roundsNeeded(config, *metric, *stat))
                 (*n <= roundsRun(config) ? enough : byRounds[*n]) << statLabel(c);
+    }
     QStringList parts;
     for (const auto& [n, stats] : byRounds)
         parts << (parts.isEmpty() ? QStringLiteral("about %1 paired rounds would resolve a %2 difference in %3")
@@ -222,9 +177,9 @@ QString roundsNeededText(const json& config)
     return text;
 }
 
-QString roundsNeededText(const json& config, const char* key, const char* stat)
+QString roundsNeededText(const ComparedConfig& config, LatencyMetric metric, LatencyStat stat)
 {
-    const auto n = roundsNeeded(config, key, stat);
+    const auto n = roundsNeeded(config, metric, stat);
     if (!n)
         return {};
     return *n <= roundsRun(config)
@@ -232,33 +187,20 @@ QString roundsNeededText(const json& config, const char* key, const char* stat)
         : QStringLiteral("about %1 paired rounds would resolve a %2 difference").arg(*n).arg(differenceOf(config));
 }
 
-QString steadyText(const json& config)
+QString steadyText(const ComparedConfig& config)
 {
-    const json steady = config.is_object() ? config.value("steady", json()) : json();
-    const auto dropped = numberAt(steady, "dropped");
-    const auto requests = numberAt(steady, "requests");
-    if (!dropped || !requests || *dropped <= 0)
+    if (!config.steady || config.steady->dropped <= 0)
         return {};
-    const QString method = textAt(steady, "method");
+    const QString& method = config.steady->method;
     return QStringLiteral("dropped %1 of %2 requests as warm-up%3")
-        .arg(qint64(*dropped))
-        .arg(qint64(*requests))
+        .arg(config.steady->dropped)
+        .arg(config.steady->requests)
         .arg(method.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(method));
 }
 
-bool isUnsettled(const json& arm, const json& config)
+bool isUnsettled(const ComparedArm& arm, const ComparedConfig& config)
 {
-    const json steady = config.is_object() ? config.value("steady", json()) : json();
-    if (steady.is_object() && steady.value("settled", json()) == json(false))
-        return true;
-    const json label = config.is_object() ? config.value("config", json()) : json();
-    const json unsettled = arm.is_object() ? arm.value("unsettled", json()) : json();
-    if (!unsettled.is_array() || !label.is_string())
-        return false;
-    for (const json& name : unsettled)
-        if (name == label)
-            return true;
-    return false;
+    return (config.steady && !config.steady->settled) || arm.unsettled.contains(config.config);
 }
 
 QString unsettledText()
@@ -266,25 +208,23 @@ QString unsettledText()
     return QStringLiteral("TTFT still moving at the end of the run: not steady; its intervals say little");
 }
 
-QString intervalLegend(const json& arm)
+QString intervalLegend(const ComparedArm& arm)
 {
-    bool anyMethod = false;
-    for (const json& config : arm.value("configs", json::array()))
-        anyMethod = anyMethod || !intervalMethod(config).isEmpty();
+    const bool anyMethod = std::any_of(arm.configs.begin(), arm.configs.end(),
+        [](const ComparedConfig& config) { return !intervalMethod(config).isEmpty(); });
     return anyMethod ? QStringLiteral("[low-high] is the ratio's interval, made as each configuration's line says; * "
                                       "marks a ratio whose interval excludes 1 with the run-to-run spread measured "
                                       "(one run's interval alone never earns it)")
                      : QStringLiteral("[low-high] is the ratio's interval; * marks one that excludes 1");
 }
 
-QStringList intervalLines(const json& arm)
+QStringList intervalLines(const ComparedArm& arm, const QStringList& baselineRows)
 {
     QStringList lines;
-    const json baseline = arm.value("baseline", json());
-    for (const json& config : arm.value("configs", json::array())) {
-        if (!config.is_object() || !config.value("config", json()).is_string())
+    for (const ComparedConfig& config : arm.configs) {
+        if (config.config.isEmpty())
             continue;
-        const bool isBaseline = config["config"] == baseline || config.value("baseline_row", false);
+        const bool isBaseline = config.config == arm.baseline || baselineRows.contains(config.config);
         QStringList parts;
         if (!isBaseline)
             parts << intervalMethodText(config);
@@ -295,10 +235,82 @@ QStringList intervalLines(const json& arm)
             parts << unsettledText();
         parts.removeAll(QString());
         if (!parts.isEmpty())
-            lines << QStringLiteral("%1: %2.").arg(
-                QString::fromStdString(config["config"].get<std::string>()), parts.join(QStringLiteral("; ")));
+            lines << QStringLiteral("%1: %2.").arg(config.config, parts.join(QStringLiteral("; ")));
     }
     return lines;
+}
+
+// The overloads on JSON, for the readers not yet typed.
+
+QString intervalMethod(const nlohmann::json& config)
+{
+    return intervalMethod(comparedConfigFromJson(config));
+}
+
+std::optional<bool> runToRunMeasured(const nlohmann::json& config)
+{
+    return runToRunMeasured(comparedConfigFromJson(config));
+}
+
+double intervalConfidence(const nlohmann::json& config)
+{
+    return intervalConfidence(comparedConfigFromJson(config));
+}
+
+QString intervalMethodText(const nlohmann::json& config)
+{
+    return intervalMethodText(comparedConfigFromJson(config));
+}
+
+std::optional<int> roundsNeeded(const nlohmann::json& config, const char* key, const char* stat)
+{
+    const auto metric = latencyMetricOf(key);
+    const auto s = latencyStatOf(stat);
+    return metric && s ? roundsNeeded(comparedConfigFromJson(config), *metric, *s) : std::nullopt;
+}
+
+QString roundsNeededText(const nlohmann::json& config)
+{
+    return roundsNeededText(comparedConfigFromJson(config));
+}
+
+QString roundsNeededText(const nlohmann::json& config, const char* key, const char* stat)
+{
+    const auto metric = latencyMetricOf(key);
+    const auto s = latencyStatOf(stat);
+    return metric && s ? roundsNeededText(comparedConfigFromJson(config), *metric, *s) : QString();
+}
+
+QString steadyText(const nlohmann::json& config)
+{
+    return steadyText(comparedConfigFromJson(config));
+}
+
+bool isUnsettled(const nlohmann::json& arm, const nlohmann::json& config)
+{
+    ComparedArm unsettled; // only the arm's list: reading the whole arm for each configuration would be quadratic
+    if (arm.is_object() && arm.value("unsettled", nlohmann::json()).is_array())
+        for (const nlohmann::json& name : arm["unsettled"])
+            if (name.is_string())
+                unsettled.unsettled << QString::fromStdString(name.get<std::string>());
+    return isUnsettled(unsettled, comparedConfigFromJson(config));
+}
+
+QString intervalLegend(const nlohmann::json& arm)
+{
+    return intervalLegend(comparedArmFromJson(arm));
+}
+
+QStringList intervalLines(const nlohmann::json& arm)
+{
+    // A sweep's steps table marks each step's baseline row (comparepage.cpp).
+    QStringList baselineRows;
+    if (arm.is_object() && arm.value("configs", nlohmann::json()).is_array())
+        for (const nlohmann::json& config : arm["configs"])
+            if (config.is_object() && config.value("baseline_row", false)
+                && config.value("config", nlohmann::json()).is_string())
+                baselineRows << QString::fromStdString(config["config"].get<std::string>());
+    return intervalLines(comparedArmFromJson(arm), baselineRows);
 }
 
 } // namespace ks

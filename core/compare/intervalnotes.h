@@ -1,5 +1,7 @@
 #pragma once
 
+#include "compare/comparisontypes.h"
+
 #include <QString>
 #include <QStringList>
 
@@ -14,7 +16,9 @@ namespace ks {
 /// docs/formats.md, `compare --json`). Every output that shows an interval
 /// (tables, the gate, the Compare page, the HTML report) says it with these, so
 /// they say the same. A comparison without those fields (older output, no
-/// intervals) gets empty texts, never a guess.
+/// intervals) gets empty texts, never a guess. Each takes the typed comparison;
+/// the overloads on JSON read it with comparedConfigFromJson() first, for the
+/// readers not yet typed.
 
 /// "within-run", "calibrated" or "rounds"; empty when the configuration names none of these.
 QString intervalMethod(const nlohmann::json& config);
@@ -51,5 +55,19 @@ QString intervalLegend(const nlohmann::json& arm);
 /// One line per configuration with something to say: "mns16: <method>; <steady>; <rounds needed>",
 /// and for one that never settled, its warning. The baseline's line has no method (its ratios are 1).
 QStringList intervalLines(const nlohmann::json& arm);
+
+// The typed comparison (compare/comparisontypes.h): the implementation of all of the above.
+QString intervalMethod(const ComparedConfig& config);
+std::optional<bool> runToRunMeasured(const ComparedConfig& config);
+double intervalConfidence(const ComparedConfig& config);
+QString intervalMethodText(const ComparedConfig& config);
+std::optional<int> roundsNeeded(const ComparedConfig& config, LatencyMetric metric, LatencyStat stat);
+QString roundsNeededText(const ComparedConfig& config);
+QString roundsNeededText(const ComparedConfig& config, LatencyMetric metric, LatencyStat stat);
+QString steadyText(const ComparedConfig& config);
+bool isUnsettled(const ComparedArm& arm, const ComparedConfig& config);
+QString intervalLegend(const ComparedArm& arm);
+/// `baselineRows`: configurations also read as baselines (a sweep's steps table, one per step).
+QStringList intervalLines(const ComparedArm& arm, const QStringList& baselineRows = {});
 
 } // namespace ks

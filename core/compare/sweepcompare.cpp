@@ -101,6 +101,14 @@ nlohmann::json sweepCompareEntry(const SweepRuns& sweep, const Slo& slo)
     return entry;
 }
 
+QString sweepCapacityLine(const ComparedArm& arm)
+{
+    nlohmann::json entry = { { "sweep", arm.sweep } };
+    if (arm.slo)
+        entry["slo"] = { { "ttft_ms", arm.slo->ttftMs }, { "tpot_ms", arm.slo->tpotMs } };
+    return sweepCapacityLine(entry);
+}
+
 QString sweepCapacityLine(const nlohmann::json& arm)
 {
     const auto sweep = arm.find("sweep");

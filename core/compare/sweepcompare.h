@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compare/comparisontypes.h"
 #include "metrics/runsummary.h"
 #include "metrics/sweepcapacity.h"
 #include "store/runfile.h"
@@ -37,5 +38,6 @@ nlohmann::json sweepCompareEntry(const SweepRuns& sweep, const Slo& slo);
 /// "mns128 sustains 8 req/s within TTFT p99 <= 500 ms and TPOT p99 <= 50 ms; mns32 sustains 2":
 /// `compare`'s line per sweep arm (empty for an entry without `sweep`).
 QString sweepCapacityLine(const nlohmann::json& armEntry);
+QString sweepCapacityLine(const ComparedArm& armEntry);
 
 } // namespace ks

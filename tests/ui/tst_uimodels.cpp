@@ -1,6 +1,7 @@
 // The editor's item models under QAbstractItemModelTester, and a spec round trip
 // through the model API.
 #include "charts/titlewrap.h"
+#include "compare/comparisonreader.h"
 #include "editor/experimentdocument.h"
 #include "feeds/runfileloader.h"
 #include "models/comparetablemodel.h"
@@ -175,8 +176,8 @@ private slots:
         result->file = std::make_shared<RunFile>();
         result->intervals = true;
         result->calibrationNote = QStringLiteral("the spec names the calibration cal.jsonl, which is not there");
-        result->compare = json::array({ { { "arm", "stress" }, { "baseline", "a" }, { "gentle", false },
-            { "unsettled", { "c" } }, { "configs", { base, rounds, single } } } });
+        result->setComparison(comparisonFromJson(json::array({ { { "arm", "stress" }, { "baseline", "a" },
+            { "gentle", false }, { "unsettled", { "c" } }, { "configs", { base, rounds, single } } } })));
         RunFileLoader loader;
         ComparePage page(&loader);
         page.setResult(result);

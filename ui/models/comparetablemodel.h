@@ -1,8 +1,9 @@
 #pragma once
 
-#include <QAbstractTableModel>
+#include "compare/comparisontypes.h"
 
-#include <nlohmann/json.hpp>
+#include <QAbstractTableModel>
+#include <QStringList>
 
 namespace ks {
 
@@ -14,14 +15,18 @@ class CompareTableModel : public QAbstractTableModel {
 public:
     using QAbstractTableModel::QAbstractTableModel;
 
-    void setArm(const nlohmann::json& arm);
+    /// `baselineRows`: rows read as baselines besides the arm's (a sweep's steps,
+    /// one per step); `plainRows`: rows shown with values only, no baseline label.
+    void setArm(ComparedArm arm, QStringList baselineRows = {}, QStringList plainRows = {});
+    void clear() { setArm({}); }
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    nlohmann::json m_arm;
+    ComparedArm m_arm;
+    QStringList m_baselineRows, m_plainRows;
 };
 
 } // namespace ks

@@ -6,26 +6,22 @@
 
 #include <QStringList>
 
+#include <algorithm>
+
 namespace ks {
 
-QString armIntervalsText(const nlohmann::json& arm)
+QString armIntervalsText(const ComparedArm& arm, const QStringList& baselineRows)
 {
-    if (!arm.is_object())
-        return {};
-    const nlohmann::json baseline = arm.value("baseline", nlohmann::json());
-    const QString against = baseline.is_string() ? QString::fromStdString(baseline.get<std::string>())
-                                                 : ComparePage::tr("each step's baseline");
+    const QString against = arm.baseline.isEmpty() ? ComparePage::tr("each step's baseline") : arm.baseline;
     QStringList lines = { ComparePage::tr("Ratios against %1; %2.").arg(against, intervalLegend(arm)) };
-    lines << intervalLines(arm);
+    lines << intervalLines(arm, baselineRows);
     return lines.join(QLatin1Char('\n'));
 }
 
-bool armHasUnsettled(const nlohmann::json& arm)
+bool armHasUnsettled(const ComparedArm& arm)
 {
-    for (const nlohmann::json& config : arm.value("configs", nlohmann::json::array()))
-        if (isUnsettled(arm, config))
-            return true;
-    return false;
+    return std::any_of(
+        arm.configs.begin(), arm.configs.end(), [&](const ComparedConfig& config) { return isUnsettled(arm, config); });
 }
 
 QString compareFilesNote(const LoadedRunFile& result)
@@ -38,8 +34,8 @@ QString compareFilesNote(const LoadedRunFile& result)
     QString note = result.intervals ? ComparePage::tr("%1 · ratios against the baseline, with intervals.").arg(files)
                                     : ComparePage::tr("%1 · computing intervals …").arg(files);
     // Summary-only imports (another tool's aggregates) have bars and ratios but no intervals: say why.
-    for (const nlohmann::json& arm : result.compare)
-        if (arm.contains("note")) {
+    for (const ComparedArm& arm : result.comparison)
+        if (arm.note) {
             note += QStringLiteral(" ")
                 + ComparePage::tr("Configurations marked \u201csummary only\u201d were imported from another tool "
                                   "without per-request data: their bars and ratios are its own aggregates, without "

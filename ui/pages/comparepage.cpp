@@ -44,24 +44,30 @@ const Metric kMetrics[] = { { "ttft_ms", "TTFT" }, { "tpot_ms", "TPOT" }, { "itl
 // A sweep arm's table: one row per step and configuration, from the steps'
 // own entries (ratios against the baseline at the same step), labelled
 // "CONFIG · STEP" in step order.
-nlohmann::json sweepStepsTable(const nlohmann::json& compare, const nlohmann::json& sweepArm)
+struct SweepStepsTable {
+    ComparedArm arm; ///< no baseline of its own: each step has one
+    QStringList baselineRows; ///< each step's baseline row
+    QStringList plainRows; ///< a step with one configuration has no ratio to show: its values, unlabelled
+};
+
+SweepStepsTable sweepStepsTable(const Comparison& compare, const ComparedArm& sweepArm)
 {
-    nlohmann::json rows = nlohmann::json::array();
-    const std::string name = sweepArm.value("arm", std::string());
-    for (const nlohmann::json& step : compare) {
-        if (step.value("sweep_arm", std::string()) != name)
+    SweepStepsTable table;
+    table.arm.arm = sweepArm.arm;
+    for (const ComparedArm& step : compare) {
+        if (step.sweepArm != sweepArm.arm)
             continue;
-        const std::string stepName = step.value("arm", std::string());
-        const nlohmann::json configs = step.value("configs", nlohmann::json::array());
-        for (nlohmann::json row : configs) {
-            // One configuration per step has no ratio to show: its values, unlabelled.
-            row["baseline_row"] = row.value("config", std::string()) == step.value("baseline", std::string());
-            row["plain_row"] = configs.size() == 1;
-            row["config"] = row.value("config", std::string()) + " · " + stepName;
-            rows.push_back(std::move(row));
+        for (ComparedConfig row : step.configs) {
+            const QString label = row.config + QStringLiteral(" · ") + step.arm;
+            if (row.config == step.baseline)
+                table.baselineRows << label;
+            if (step.configs.size() == 1)
+                table.plainRows << label;
+            row.config = label;
+            table.arm.configs.push_back(std::move(row));
         }
     }
-    return { { "arm", name }, { "baseline", nullptr }, { "configs", std::move(rows) } };
+    return table;
 }
 
 } // namespace
@@ -184,9 +190,9 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
         m_arm->setCurrentText(arm);
     } else {
         // Open on the first arm that made a server queue: a gentle arm compares idle servers.
-        for (const nlohmann::json& a : m_result->compare) {
-            if (!a.value("gentle", false)) {
-                m_arm->setCurrentText(QString::fromStdString(a.value("arm", std::string())));
+        for (const ComparedArm& a : m_result->comparison) {
+            if (!a.gentle) {
+                m_arm->setCurrentText(a.arm);
                 break;
             }
         }
@@ -202,7 +208,7 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
     m_filling = false;
     if (!m_result->error.isEmpty())
         m_note->setText(m_result->error);
-    else if (m_result->compare.empty())
+    else if (m_result->comparison.empty())
         m_note->setText(tr("%1 has no load arms to compare.").arg(m_result->path));
     else
         m_note->setText(compareFilesNote(*m_result));
@@ -234,38 +240,36 @@ void ComparePage::refresh()
 {
     if (!m_result)
         return;
-    const nlohmann::json* arm = comparedArm(m_result->compare, m_arm->currentText());
+    const ComparedArm* arm = armNamed(m_result->comparison, m_arm->currentText());
     if (!arm) {
-        m_model->setArm(nullptr);
+        m_model->clear();
         m_intervals->clear();
         return;
     }
     m_filling = true;
     m_baseline->clear();
-    for (const nlohmann::json& c : (*arm)["configs"])
-        m_baseline->addItem(QString::fromStdString(c["config"].get<std::string>()));
-    m_baseline->setCurrentText(QString::fromStdString((*arm)["baseline"].get<std::string>()));
+    for (const ComparedConfig& c : arm->configs)
+        m_baseline->addItem(c.config);
+    m_baseline->setCurrentText(arm->baseline);
     m_filling = false;
     m_model->setArm(*arm);
-    m_warning->setText(arm->contains("warning")
-            ? QStringLiteral("⚠ ") + QString::fromStdString((*arm)["warning"].get<std::string>())
-            : QString());
-    m_warning->setVisible(arm->contains("warning"));
+    m_warning->setText(arm->warning ? QStringLiteral("⚠ ") + *arm->warning : QString());
+    m_warning->setVisible(arm->warning.has_value());
     QStringList why = diagnosisLines(*arm);
     if (const QString spec = specDecodeLine(*arm); !spec.isEmpty())
         why << spec;
     m_why->setText(why.join(QLatin1Char('\n')));
     m_whyArea->setVisible(!why.isEmpty());
-    const bool sweep = arm->contains("sweep");
+    const bool sweep = arm->isSweep();
     m_bars->setVisible(!sweep);
     m_cdf->setVisible(!sweep);
     m_knee->setVisible(sweep);
     m_metric->setEnabled(!sweep);
     showIntervals(*arm);
     if (sweep) {
-        const nlohmann::json steps = sweepStepsTable(m_result->compare, *arm);
-        m_model->setArm(steps);
-        showIntervals(steps);
+        SweepStepsTable steps = sweepStepsTable(m_result->comparison, *arm);
+        showIntervals(steps.arm, steps.baselineRows);
+        m_model->setArm(std::move(steps.arm), std::move(steps.baselineRows), std::move(steps.plainRows));
         showKnee(m_arm->currentText());
         m_warning->setText(sweepCapacityLine(*arm));
         m_warning->setVisible(true);
@@ -279,10 +283,10 @@ QString ComparePage::intervalsText() const
     return m_intervals->text();
 }
 
-void ComparePage::showIntervals(const nlohmann::json& arm)
+void ComparePage::showIntervals(const ComparedArm& arm, const QStringList& baselineRows)
 {
     // A configuration that never settled turns the lines into a warning.
-    m_intervals->setText(armIntervalsText(arm));
+    m_intervals->setText(armIntervalsText(arm, baselineRows));
     m_intervals->setStyleSheet(armHasUnsettled(arm) ? QStringLiteral("color: #c87800;") : QString());
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include <QWidget>
+#include "compare/comparisontypes.h"
 
-#include <nlohmann/json.hpp>
+#include <QWidget>
 
 #include <memory>
 
@@ -65,7 +65,7 @@ private:
     void showMetric(const QString& arm, const QString& key);
     /// Fills the knee chart from a sweep arm's entry; false when `arm` is no sweep (nor a step of one).
     bool showKnee(const QString& arm);
-    void showIntervals(const nlohmann::json& arm);
+    void showIntervals(const ComparedArm& arm, const QStringList& baselineRows = {});
 
     RunFileLoader* m_loader;
     std::shared_ptr<const LoadedRunFile> m_result;
