@@ -190,7 +190,7 @@ int exportMain(int argc, char** argv)
                 : parser.isSet(QStringLiteral("library")) ? parser.value(QStringLiteral("library"))
                                                           : ks::RunCatalogue::defaultPath());
     if (ok && parser.isSet(QStringLiteral("table")))
-        ok = ks::writeCompareTable(result->compare, parser.value(QStringLiteral("table")), &error);
+        ok = ks::writeCompareTable(result->comparison, parser.value(QStringLiteral("table")), &error);
     if (ok && wantsChart) {
         const QString points = parser.value(QStringLiteral("points"));
         if (chart.startsWith(QLatin1String("knob:"))) {

@@ -1,6 +1,7 @@
 #include "compare/compareformat.h"
 
 #include "compare/comparisonreader.h"
+#include "compare/comparisonwriter.h"
 #include "compare/diagnosis.h"
 #include "compare/intervalnotes.h"
 #include "compare/reasoningfigures.h"
@@ -392,6 +393,18 @@ QString compareCsv(const nlohmann::json& arms)
         }
     }
     return out;
+}
+
+// The tables are still written from the JSON (the arms' sweep, reasoning and
+// repeats objects are read there); the same bytes either way.
+QString compareMarkdown(const Comparison& comparison)
+{
+    return compareMarkdown(comparisonToJson(comparison));
+}
+
+QString compareCsv(const Comparison& comparison)
+{
+    return compareCsv(comparisonToJson(comparison));
 }
 
 } // namespace ks

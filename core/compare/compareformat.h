@@ -34,5 +34,7 @@ QString specDecodeLine(const ComparedArm& arm);
 /// The output of `compare --format md` and `--format csv` for compareRuns() JSON.
 QString compareMarkdown(const nlohmann::json& arms);
 QString compareCsv(const nlohmann::json& arms);
+QString compareMarkdown(const Comparison& comparison);
+QString compareCsv(const Comparison& comparison);
 
 } // namespace ks

@@ -145,4 +145,46 @@ QString sweepCapacityLine(const nlohmann::json& arm)
     return parts.join(QStringLiteral("; "));
 }
 
+ComparedSweep comparedSweepOf(const ComparedArm& arm)
+{
+    ComparedSweep out;
+    if (!arm.sweep.is_object())
+        return out;
+    const nlohmann::json& sweep = arm.sweep;
+    out.overRate = sweep.value("over", std::string("rate")) == "rate";
+    const nlohmann::json configs = sweep.value("configs", nlohmann::json::array());
+    const nlohmann::json points = sweep.value("points", nlohmann::json::object());
+    for (const nlohmann::json& config : configs) {
+        if (!config.is_string())
+            continue;
+        const QString label = QString::fromStdString(config.get<std::string>());
+        out.configs << label;
+        std::vector<SweepPoint>& list = out.points[label];
+        for (const nlohmann::json& p : points.value(config.get<std::string>(), nlohmann::json::array())) {
+            if (!p.is_object())
+                continue;
+            SweepPoint point;
+            point.config = label;
+            point.run = QString::fromStdString(p.value("run", std::string()));
+            point.step = QString::fromStdString(p.value("step", std::string()));
+            if (p.value("value", nlohmann::json()).is_number())
+                point.value = p["value"].get<double>();
+            point.repeat = p.value("repeat", 1);
+            point.achievedReqPerS = p.value("achieved_req_per_s", 0.0);
+            auto ms = [&](const char* key) {
+                const nlohmann::json v = p.value(key, nlohmann::json());
+                return v.is_number() ? v.get<double>() : -1.0;
+            };
+            point.ttftP50 = ms("ttft_p50_ms");
+            point.ttftP99 = ms("ttft_p99_ms");
+            point.tpotP50 = ms("tpot_p50_ms");
+            point.tpotP99 = ms("tpot_p99_ms");
+            point.verdict.meetsSlo = p.value("meets_slo", true);
+            point.verdict.keptUp = p.value("kept_up", true);
+            list.push_back(std::move(point));
+        }
+    }
+    return out;
+}
+
 } // namespace ks

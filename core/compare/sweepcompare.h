@@ -5,8 +5,11 @@
 #include "metrics/sweepcapacity.h"
 #include "store/runfile.h"
 
+#include <QStringList>
+
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <vector>
 
 namespace ks {
@@ -39,5 +42,15 @@ nlohmann::json sweepCompareEntry(const SweepRuns& sweep, const Slo& slo);
 /// `compare`'s line per sweep arm (empty for an entry without `sweep`).
 QString sweepCapacityLine(const nlohmann::json& armEntry);
 QString sweepCapacityLine(const ComparedArm& armEntry);
+
+/// A sweep arm's entry read back (its `sweep` object): the steps as compare
+/// recomputed them, per configuration in file order, for the knee chart.
+struct ComparedSweep {
+    bool overRate = true; ///< false: over concurrency
+    QStringList configs;
+    std::map<QString, std::vector<SweepPoint>> points;
+};
+/// Empty (no configurations) when `arm` is no sweep.
+ComparedSweep comparedSweepOf(const ComparedArm& arm);
 
 } // namespace ks

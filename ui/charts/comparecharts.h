@@ -10,8 +10,6 @@
 #include <QString>
 #include <QStringList>
 
-#include <nlohmann/json.hpp>
-
 namespace ks {
 
 class BarChart;
@@ -19,8 +17,6 @@ class CdfPlot;
 class KneePlot;
 struct LoadedRunFile;
 
-/// The comparison's entry for `arm`, or null.
-const nlohmann::json* comparedArm(const nlohmann::json& compare, const QString& arm);
 /// Every arm's name, in the comparison's order.
 QStringList comparedArms(const LoadedRunFile& result);
 

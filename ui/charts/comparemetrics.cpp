@@ -26,14 +26,13 @@ double numberIn(const json& object, const char* key, const char* stat = nullptr)
     return v->is_object() && s != v->end() && s->is_number() ? s->get<double>() : 0;
 }
 
-const json& figuresOf(const json& config)
+const json& figuresOf(const ComparedConfig& config)
 {
     static const json kNone = json::object();
-    const auto f = config.find("reasoning_tools");
-    return f != config.end() && f->is_object() ? *f : kNone;
+    return config.reasoningTools.is_object() ? config.reasoningTools : kNone;
 }
 
-bool configHas(const json& config, const QString& key)
+bool configHas(const ComparedConfig& config, const QString& key)
 {
     const json& f = figuresOf(config);
     if (key == QLatin1String("reasoning"))
@@ -61,16 +60,16 @@ bool isReasoningMetric(const QString& key)
     return false;
 }
 
-bool comparisonHasMetric(const json& compare, const QString& key)
+bool comparisonHasMetric(const Comparison& compare, const QString& key)
 {
-    for (const json& arm : compare)
-        for (const json& config : arm.value("configs", json::array()))
+    for (const ComparedArm& arm : compare)
+        for (const ComparedConfig& config : arm.configs)
             if (configHas(config, key))
                 return true;
     return false;
 }
 
-MetricBars reasoningBars(const json& arm, const QString& key)
+MetricBars reasoningBars(const ComparedArm& arm, const QString& key)
 {
     MetricBars bars;
     if (key == QLatin1String("reasoning")) {
@@ -86,7 +85,7 @@ MetricBars reasoningBars(const json& arm, const QString& key)
         bars.categories = { tr("ITL p50"), tr("no tools p50"), tr("ITL p99"), tr("no tools p99") };
         bars.yLabel = tr("ms");
     }
-    for (const json& config : arm.value("configs", json::array())) {
+    for (const ComparedConfig& config : arm.configs) {
         const json& f = figuresOf(config);
         if (key == QLatin1String("reasoning"))
             bars.values.push_back({ numberIn(f, "reasoning_tokens_per_request"),
@@ -94,8 +93,9 @@ MetricBars reasoningBars(const json& arm, const QString& key)
         else if (key == QLatin1String("tool-calls"))
             bars.values.push_back({ numberIn(f, "tool_calls_per_request") });
         else
-            bars.values.push_back({ numberIn(config, "itl_ms", "p50"), numberIn(f, "itl_ms_no_tools", "p50"),
-                numberIn(config, "itl_ms", "p99"), numberIn(f, "itl_ms_no_tools", "p99") });
+            bars.values.push_back({ config.value(LatencyMetric::Itl, LatencyStat::P50).value_or(0),
+                numberIn(f, "itl_ms_no_tools", "p50"), config.value(LatencyMetric::Itl, LatencyStat::P99).value_or(0),
+                numberIn(f, "itl_ms_no_tools", "p99") });
     }
     return bars;
 }

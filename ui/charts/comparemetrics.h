@@ -4,10 +4,10 @@
 // the reasoning and tool-call figures of compare/reasoningfigures.h, offered
 // only when the comparison has them, and each metric's per-request values for the CDF.
 
+#include "compare/comparisontypes.h"
+
 #include <QStringList>
 #include <QVector>
-
-#include <nlohmann/json.hpp>
 
 #include <vector>
 
@@ -24,7 +24,7 @@ extern const ReasoningMetric kReasoningMetrics[3];
 
 bool isReasoningMetric(const QString& key);
 /// True when some configuration of some arm has what `key` draws.
-bool comparisonHasMetric(const nlohmann::json& compare, const QString& key);
+bool comparisonHasMetric(const Comparison& compare, const QString& key);
 
 /// One arm's bars for a reasoning metric: a group per category, a value per configuration (0 where it has none).
 struct MetricBars {
@@ -33,7 +33,7 @@ struct MetricBars {
     QString yLabel;
     QVector<QVector<double>> values; ///< per configuration, one per category
 };
-MetricBars reasoningBars(const nlohmann::json& arm, const QString& key);
+MetricBars reasoningBars(const ComparedArm& arm, const QString& key);
 
 /// A run's per-request values of `key` (ttft_ms, tpot_ms, itl_ms, e2e_ms, itl-no-tools: the gaps before
 /// each request's first tool-call delta), in ms, over its ok requests; empty for other keys.

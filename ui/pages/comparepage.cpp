@@ -202,7 +202,7 @@ void ComparePage::setResult(std::shared_ptr<const LoadedRunFile> result)
     while (m_metric->count() > int(std::size(kMetrics)))
         m_metric->removeItem(m_metric->count() - 1);
     for (const ReasoningMetric& m : kReasoningMetrics)
-        if (comparisonHasMetric(m_result->compare, QLatin1String(m.key)))
+        if (comparisonHasMetric(m_result->comparison, QLatin1String(m.key)))
             m_metric->addItem(tr(m.title), QString::fromLatin1(m.key));
     m_metric->setCurrentIndex(std::max(0, m_metric->findData(metric)));
     m_filling = false;
@@ -319,7 +319,7 @@ bool ComparePage::exportTable(const QString& path, QString* error) const
         *error = tr("nothing to export");
         return false;
     }
-    return writeCompareTable(m_result->compare, path, error);
+    return writeCompareTable(m_result->comparison, path, error);
 }
 
 bool ComparePage::exportReport(const QString& directory, QString* error) const

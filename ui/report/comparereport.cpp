@@ -22,7 +22,7 @@ QString tr(const char* text)
 
 } // namespace
 
-bool writeCompareTable(const nlohmann::json& compare, const QString& path, QString* error)
+bool writeCompareTable(const Comparison& compare, const QString& path, QString* error)
 {
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
@@ -37,7 +37,7 @@ bool writeCompareTable(const nlohmann::json& compare, const QString& path, QStri
 
 bool writeCompareReport(const LoadedRunFile& result, const QString& directory, QString* error)
 {
-    if (!result.file || result.compare.empty()) {
+    if (!result.file || result.comparison.empty()) {
         *error = tr("nothing to export: no load arms");
         return false;
     }
@@ -51,8 +51,8 @@ bool writeCompareReport(const LoadedRunFile& result, const QString& directory, Q
               .arg(result.file->experimentName(QStringLiteral("experiment")), QFileInfo(result.path).fileName());
     for (const QString& arm : comparedArms(result)) {
         index += QStringLiteral("## %1\n\n").arg(arm);
-        const nlohmann::json* entry = comparedArm(result.compare, arm);
-        const bool sweep = entry && entry->contains("sweep");
+        const ComparedArm* entry = armNamed(result.comparison, arm);
+        const bool sweep = entry && entry->isSweep();
         const std::vector<const char*> charts = sweep
             ? std::vector<const char*> { "knee" }
             : std::vector<const char*> { "ttft", "tpot", "itl", "e2e", "throughput", "cdf-ttft", "cdf-e2e" };
@@ -66,8 +66,8 @@ bool writeCompareReport(const LoadedRunFile& result, const QString& directory, Q
             index += QStringLiteral("![%1](%1.png) ([SVG](%1.svg))\n\n").arg(base);
         }
     }
-    if (!writeCompareTable(result.compare, dir.filePath(QStringLiteral("compare.md")), error)
-        || !writeCompareTable(result.compare, dir.filePath(QStringLiteral("compare.csv")), error))
+    if (!writeCompareTable(result.comparison, dir.filePath(QStringLiteral("compare.md")), error)
+        || !writeCompareTable(result.comparison, dir.filePath(QStringLiteral("compare.csv")), error))
         return false;
     QFile table(dir.filePath(QStringLiteral("compare.md")));
     table.open(QIODevice::ReadOnly);

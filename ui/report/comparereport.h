@@ -5,16 +5,16 @@
 // SVG, the tables, an index.md). The Compare page's buttons and `knobscope
 // export --table/--report` both call these.
 
-#include <QString>
+#include "compare/comparisontypes.h"
 
-#include <nlohmann/json.hpp>
+#include <QString>
 
 namespace ks {
 
 struct LoadedRunFile;
 
 /// Writes every arm's table as CSV (a .csv path) or else Markdown.
-bool writeCompareTable(const nlohmann::json& compare, const QString& path, QString* error);
+bool writeCompareTable(const Comparison& compare, const QString& path, QString* error);
 /// Writes every chart of every arm (PNG and SVG), the tables and an index.md into `directory`.
 bool writeCompareReport(const LoadedRunFile& result, const QString& directory, QString* error);
 
