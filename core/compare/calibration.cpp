@@ -8,6 +8,7 @@
 #include <QFileInfo>
 
 #include <cmath>
+#include <numeric>
 
 namespace ks {
 
@@ -108,6 +109,46 @@ QString calibrationMismatch(const Calibration::Arm& arm, const nlohmann::json& i
         .arg(differ.join(QStringLiteral(", ")), differ.size() == 1 ? QStringLiteral("s") : QString());
 }
 
+QString calibrationStaleness(const Calibration::Arm& arm, const nlohmann::json& baselineSummary, double confidence)
+{
+    struct Check {
+        const char* metric;
+        const char* label;
+    };
+    static const Check kChecks[]
+        = { { "ttft_ms", "TTFT p50" }, { "tpot_ms", "TPOT p50" }, { "itl_ms", "ITL p50" }, { "e2e_ms", "E2E p50" } };
+    std::vector<std::pair<const Check*, double>> checked; // and the run's log value
+    for (const Check& c : kChecks) {
+        const std::string id = std::string(c.metric) + ".p50";
+        const nlohmann::json d
+            = baselineSummary.is_object() ? baselineSummary.value(c.metric, nlohmann::json()) : nlohmann::json();
+        const nlohmann::json v = d.is_object() ? d.value("p50", nlohmann::json()) : nlohmann::json();
+        if (arm.logMean.count(id) && arm.logSd.count(id) && v.is_number() && v.get<double>() > 0)
+            checked.emplace_back(&c, std::log(v.get<double>()));
+    }
+    if (checked.empty() || arm.runs < 2)
+        return {};
+    const double alpha = (1.0 - confidence) / double(checked.size());
+    const double t = studentTQuantile(1.0 - alpha / 2.0, double(arm.runs - 1));
+    QStringList off;
+    for (const auto& [c, value] : checked) {
+        const std::string id = std::string(c->metric) + ".p50";
+        const double mean = arm.logMean.at(id), sd = arm.logSd.at(id);
+        const double bound = t * sd * std::sqrt(1.0 + 1.0 / arm.runs);
+        if (std::abs(value - mean) > bound)
+            off << QStringLiteral("%1 %2 % %3 their mean, where they spread %4 %")
+                       .arg(QLatin1String(c->label))
+                       .arg(std::abs(std::expm1(value - mean)) * 100, 0, 'f', 1)
+                       .arg(value > mean ? QStringLiteral("above") : QStringLiteral("below"))
+                       .arg(std::expm1(sd) * 100, 0, 'f', 1);
+    }
+    if (off.isEmpty())
+        return {};
+    return QStringLiteral("the baseline's run is not like the calibration's runs (%1): the calibration does not speak "
+                          "for the conditions of this run; calibrate again beside it, or add repeats")
+        .arg(off.join(QStringLiteral("; ")));
+}
+
 std::optional<Calibration> calibrationFromRunFile(const RunFile& file, const QString& path, QString* error)
 {
     Calibration out;
@@ -149,8 +190,10 @@ std::optional<Calibration> calibrationFromRunFile(const RunFile& file, const QSt
         Calibration::Arm& arm = it->second;
         arm.runs = runsOfArm[it->first];
         for (const auto& [id, values] : logs[it->first])
-            if (int(values.size()) >= kMinRuns)
+            if (int(values.size()) >= kMinRuns) {
                 arm.logSd[id] = repeatSpread(values).sd;
+                arm.logMean[id] = std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
+            }
         out.runs = std::max(out.runs, arm.runs);
         it = arm.runs >= kMinRuns && !arm.logSd.empty() ? std::next(it) : out.arms.erase(it);
     }

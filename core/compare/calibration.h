@@ -29,6 +29,7 @@ struct Calibration {
     struct Arm {
         int runs = 0; ///< the runs of this arm that finished
         std::map<std::string, double> logSd; ///< "ttft_ms.p50" -> sd of log(value) over the runs
+        std::map<std::string, double> logMean; ///< the mean of log(value) over the runs
         nlohmann::json identity; ///< what must match for it to apply (calibrationIdentity())
     };
     std::map<QString, Arm> arms;
@@ -48,5 +49,16 @@ nlohmann::json calibrationIdentity(const RunFile& file, const RunData& run);
 
 /// Empty when `identity` (of a run being compared) matches the calibration arm; else why not.
 QString calibrationMismatch(const Calibration::Arm& arm, const nlohmann::json& identity);
+
+/// Empty when the baseline's own run looks like one of the calibration's runs;
+/// else why not (docs/metrics.md, "Calibration"). A calibration speaks for the
+/// conditions it was made under: made on a quiet machine, its spread is too
+/// narrow for a run made while the machine was busy, and such a pair's A/A
+/// ratios were called different 18 % of the time (docs/PERFORMANCE.md). So
+/// each p50 of `baselineSummary` (TTFT, TPOT, ITL, E2E) must lie inside the
+/// calibration's prediction interval for one more run, log mean +- t(runs - 1)
+/// * sd * sqrt(1 + 1/runs), at `confidence` shared over the statistics
+/// checked (Bonferroni). A calibration without means (made in memory) is not checked.
+QString calibrationStaleness(const Calibration::Arm& arm, const nlohmann::json& baselineSummary, double confidence);
 
 } // namespace ks

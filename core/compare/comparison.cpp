@@ -53,8 +53,8 @@ bool distinctConfigIndexes(const std::vector<ConfigRuns>& groups)
 }
 
 // The calibration arm that speaks for `baseline`'s arm, if one was given and matches.
-IntervalPlan intervalPlan(
-    const RunFile& file, const ConfigRuns& baseline, const CompareOptions& options, double confidence)
+IntervalPlan intervalPlan(const RunFile& file, const ConfigRuns& baseline, const nlohmann::json& baselineSummary,
+    const CompareOptions& options, double confidence)
 {
     IntervalPlan plan;
     plan.resamples = options.resamples;
@@ -70,6 +70,10 @@ IntervalPlan intervalPlan(
         return plan;
     }
     if (const QString problem = calibrationMismatch(arm->second, calibrationIdentity(file, run)); !problem.isEmpty()) {
+        plan.calibrationProblem = problem;
+        return plan;
+    }
+    if (const QString problem = calibrationStaleness(arm->second, baselineSummary, confidence); !problem.isEmpty()) {
         plan.calibrationProblem = problem;
         return plan;
     }
@@ -151,7 +155,7 @@ nlohmann::json comparisonAssembly(const RunFile& file, const CompareOptions& opt
         const LatencyBaseline against { baseline, summaryOf(*baseline, arm, slo), repeatValuesOf(*baseline, arm, slo),
             options.resamples > 0 ? seriesOf(baseline->data()) : std::vector<Series>() };
         const nlohmann::json& baseSummary = against.summary;
-        const IntervalPlan plan = intervalPlan(file, *baseline, options, confidence);
+        const IntervalPlan plan = intervalPlan(file, *baseline, baseSummary, options, confidence);
         bool allGentle = true;
         bool anySummaryOnly = false;
         QStringList unsettled;

@@ -170,6 +170,32 @@ private slots:
         QVERIFY2(
             QString::fromStdString(c["run_to_run"]["note"].get<std::string>()).contains(QStringLiteral("the model")),
             c["run_to_run"]["note"].get<std::string>().c_str());
+
+        // A baseline run like the calibration's runs is judged by it; one that
+        // lies outside their spread (a busier machine than the calibration's) is not.
+        arm.identity = calibrationIdentity(file, file.runs[0]);
+        const auto baseline = arms[0]["configs"][0];
+        for (const char* metric : { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" }) {
+            arm.logSd[std::string(metric) + ".p50"] = 0.10;
+            arm.logMean[std::string(metric) + ".p50"] = std::log(baseline[metric]["p50"].get<double>()) + 0.05;
+        }
+        arms = test::comparedChecked(file, options, &error);
+        QCOMPARE(arms[0]["configs"][1]["ratio_ci95"]["method"].get<std::string>(), std::string("calibrated"));
+        // Four p50s checked: t(5) at 1 - 0.0125 / 2 is 3.81, and 3.81 * 0.10 * sqrt(1 + 1/6) = 0.412 in logs is the
+        // most a p50 may be off.
+        arm.logMean["tpot_ms.p50"] = std::log(baseline["tpot_ms"]["p50"].get<double>()) + 0.42;
+        arms = test::comparedChecked(file, options, &error);
+        const auto stale = arms[0]["configs"][1];
+        QCOMPARE(stale["ratio_ci95"]["method"].get<std::string>(), std::string("within-run"));
+        QVERIFY(!stale["run_to_run"]["measured"].get<bool>());
+        const QString note = QString::fromStdString(stale["run_to_run"]["note"].get<std::string>());
+        QVERIFY2(note.contains(QStringLiteral("not like the calibration's runs (TPOT p50 34.3 % below their mean, "
+                                              "where they spread 10.5 %)")),
+            qPrintable(note));
+        QVERIFY(!stale["significant"]["ttft_ms"]["p50"].get<bool>());
+        arm.logMean["tpot_ms.p50"] = std::log(baseline["tpot_ms"]["p50"].get<double>()) + 0.40;
+        arms = test::comparedChecked(file, options, &error);
+        QCOMPARE(arms[0]["configs"][1]["ratio_ci95"]["method"].get<std::string>(), std::string("calibrated"));
     }
 
     // Rounds whose conditions move both configurations alike (a machine getting

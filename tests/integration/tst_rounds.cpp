@@ -16,7 +16,9 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
 #include <QTimer>
+#include <cmath>
 
 #include <set>
 
@@ -340,6 +342,9 @@ private slots:
         QCOMPARE(calibration->config, QStringLiteral("mns16"));
         QCOMPARE(calibration->runs, 3);
         QVERIFY(calibration->arms.count(QStringLiteral("light")));
+        const Calibration::Arm& light = calibration->arms.at(QStringLiteral("light"));
+        QVERIFY(light.logMean.count("ttft_ms.p50") && light.logSd.count("ttft_ms.p50"));
+        QVERIFY(std::isfinite(light.logMean.at("ttft_ms.p50")));
     }
 };
 
