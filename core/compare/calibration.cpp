@@ -111,37 +111,35 @@ QString calibrationMismatch(const Calibration::Arm& arm, const nlohmann::json& i
 
 QString calibrationStaleness(const Calibration::Arm& arm, const nlohmann::json& baselineSummary, double confidence)
 {
-    struct Check {
-        const char* metric;
-        const char* label;
+    struct Checked {
+        QString label; ///< "TTFT p99"
+        double value, mean, sd; ///< logs
     };
-    static const Check kChecks[]
-        = { { "ttft_ms", "TTFT p50" }, { "tpot_ms", "TPOT p50" }, { "itl_ms", "ITL p50" }, { "e2e_ms", "E2E p50" } };
-    std::vector<std::pair<const Check*, double>> checked; // and the run's log value
-    for (const Check& c : kChecks) {
-        const std::string id = std::string(c.metric) + ".p50";
-        const nlohmann::json d
-            = baselineSummary.is_object() ? baselineSummary.value(c.metric, nlohmann::json()) : nlohmann::json();
-        const nlohmann::json v = d.is_object() ? d.value("p50", nlohmann::json()) : nlohmann::json();
-        if (arm.logMean.count(id) && arm.logSd.count(id) && v.is_number() && v.get<double>() > 0)
-            checked.emplace_back(&c, std::log(v.get<double>()));
-    }
+    std::vector<Checked> checked;
+    for (const char* metric : kMetrics)
+        for (const char* stat : kStats) {
+            const std::string id = std::string(metric) + '.' + stat;
+            const nlohmann::json d
+                = baselineSummary.is_object() ? baselineSummary.value(metric, nlohmann::json()) : nlohmann::json();
+            const nlohmann::json v = d.is_object() ? d.value(stat, nlohmann::json()) : nlohmann::json();
+            if (arm.logMean.count(id) && arm.logSd.count(id) && v.is_number() && v.get<double>() > 0)
+                checked.push_back(
+                    { QStringLiteral("%1 %2").arg(
+                          QString::fromLatin1(metric).section(QLatin1Char('_'), 0, 0).toUpper(), QLatin1String(stat)),
+                        std::log(v.get<double>()), arm.logMean.at(id), arm.logSd.at(id) });
+        }
     if (checked.empty() || arm.runs < 2)
         return {};
     const double alpha = (1.0 - confidence) / double(checked.size());
     const double t = studentTQuantile(1.0 - alpha / 2.0, double(arm.runs - 1));
     QStringList off;
-    for (const auto& [c, value] : checked) {
-        const std::string id = std::string(c->metric) + ".p50";
-        const double mean = arm.logMean.at(id), sd = arm.logSd.at(id);
-        const double bound = t * sd * std::sqrt(1.0 + 1.0 / arm.runs);
-        if (std::abs(value - mean) > bound)
+    for (const Checked& c : checked)
+        if (std::abs(c.value - c.mean) > t * c.sd * std::sqrt(1.0 + 1.0 / arm.runs))
             off << QStringLiteral("%1 %2 % %3 their mean, where they spread %4 %")
-                       .arg(QLatin1String(c->label))
-                       .arg(std::abs(std::expm1(value - mean)) * 100, 0, 'f', 1)
-                       .arg(value > mean ? QStringLiteral("above") : QStringLiteral("below"))
-                       .arg(std::expm1(sd) * 100, 0, 'f', 1);
-    }
+                       .arg(c.label)
+                       .arg(std::abs(std::expm1(c.value - c.mean)) * 100, 0, 'f', 1)
+                       .arg(c.value > c.mean ? QStringLiteral("above") : QStringLiteral("below"))
+                       .arg(std::expm1(c.sd) * 100, 0, 'f', 1);
     if (off.isEmpty())
         return {};
     return QStringLiteral("the baseline's run is not like the calibration's runs (%1): the calibration does not speak "

@@ -55,10 +55,11 @@ QString calibrationMismatch(const Calibration::Arm& arm, const nlohmann::json& i
 /// conditions it was made under: made on a quiet machine, its spread is too
 /// narrow for a run made while the machine was busy, and such a pair's A/A
 /// ratios were called different 18 % of the time (docs/PERFORMANCE.md). So
-/// each p50 of `baselineSummary` (TTFT, TPOT, ITL, E2E) must lie inside the
-/// calibration's prediction interval for one more run, log mean +- t(runs - 1)
-/// * sd * sqrt(1 + 1/runs), at `confidence` shared over the statistics
-/// checked (Bonferroni). A calibration without means (made in memory) is not checked.
+/// every figure of `baselineSummary` the calibration holds (TTFT, TPOT, ITL,
+/// E2E at p50, p95, p99) must lie inside its prediction interval for one more
+/// run, log mean +- t(runs - 1) * sd * sqrt(1 + 1/runs), at `confidence`
+/// shared over the figures checked (Bonferroni). A calibration without means
+/// (made in memory) is not checked.
 QString calibrationStaleness(const Calibration::Arm& arm, const nlohmann::json& baselineSummary, double confidence);
 
 } // namespace ks
