@@ -135,16 +135,16 @@ QString calibrationStaleness(const Calibration::Arm& arm, const nlohmann::json& 
     QStringList off;
     for (const Checked& c : checked)
         if (std::abs(c.value - c.mean) > t * c.sd * std::sqrt(1.0 + 1.0 / arm.runs))
-            off << QStringLiteral("%1 %2 % %3 their mean, where they spread %4 %")
+            off << QStringLiteral("%1 %2 % %3 their mean where they spread %4 %")
                        .arg(c.label)
                        .arg(std::abs(std::expm1(c.value - c.mean)) * 100, 0, 'f', 1)
                        .arg(c.value > c.mean ? QStringLiteral("above") : QStringLiteral("below"))
                        .arg(std::expm1(c.sd) * 100, 0, 'f', 1);
     if (off.isEmpty())
         return {};
-    return QStringLiteral("the baseline's run is not like the calibration's runs (%1): the calibration does not speak "
-                          "for the conditions of this run; calibrate again beside it, or add repeats")
-        .arg(off.join(QStringLiteral("; ")));
+    return QStringLiteral("the calibration does not speak for this run's conditions: the baseline's run lies outside "
+                          "the calibration's runs, %1; calibrate again beside the runs")
+        .arg(off.join(QStringLiteral(", ")));
 }
 
 std::optional<Calibration> calibrationFromRunFile(const RunFile& file, const QString& path, QString* error)

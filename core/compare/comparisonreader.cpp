@@ -1,5 +1,6 @@
 #include "compare/comparisonreader.h"
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 
@@ -59,8 +60,8 @@ bool isInt64(const json& v)
 bool take(json& from, const char* key, qint64& out)
 {
     const auto it = from.find(key);
-    if (it != from.end() && it->is_number_float())
-        out = qint64(it->get<double>()); // read, and kept as written
+    if (it != from.end() && it->is_number_float() && std::abs(it->get<double>()) < 9e18)
+        out = qint64(it->get<double>()); // read, and kept as written (NaN and beyond int64 are not read)
     if (it == from.end() || !isInt64(*it))
         return false;
     out = it->get<qint64>();
