@@ -184,6 +184,10 @@ ComparedSweep comparedSweepOf(const ComparedArm& arm)
             list.push_back(std::move(point));
         }
     }
+    const nlohmann::json stops = sweep.value("stop", nlohmann::json::object()); // items() refers to it: not a temporary
+    for (const auto& [config, reason] : stops.items())
+        out.stops[QString::fromStdString(config)]
+            = reason.is_string() ? QString::fromStdString(reason.get<std::string>()) : QString();
     return out;
 }
 

@@ -49,6 +49,7 @@ struct ComparedSweep {
     bool overRate = true; ///< false: over concurrency
     QStringList configs;
     std::map<QString, std::vector<SweepPoint>> points;
+    std::map<QString, QString> stops; ///< per configuration that stopped early, the reason
 };
 /// Empty (no configurations) when `arm` is no sweep.
 ComparedSweep comparedSweepOf(const ComparedArm& arm);

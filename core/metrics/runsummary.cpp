@@ -292,6 +292,11 @@ QStringList sloBounds(const nlohmann::json& slo)
     return bounds;
 }
 
+QStringList sloBounds(const Slo& slo)
+{
+    return sloBounds(nlohmann::json { { "ttft_ms", slo.ttftMs }, { "tpot_ms", slo.tpotMs } });
+}
+
 QString formatSummaryTable(const nlohmann::json& s)
 {
     QStringList lines;

@@ -35,6 +35,7 @@ nlohmann::json summarizeRun(const QString& run, const QString& config, const QSt
 /// The bounds of a summary's or compare arm's `slo` object ("TTFT <= 500 ms",
 /// "TPOT <= 50 ms"); empty when none is set.
 QStringList sloBounds(const nlohmann::json& slo);
+QStringList sloBounds(const Slo& slo);
 
 /// A human-readable table of one summary object.
 QString formatSummaryTable(const nlohmann::json& summary);

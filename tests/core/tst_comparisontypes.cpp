@@ -7,6 +7,7 @@
 #include "compare/comparisonreader.h"
 #include "compare/comparisontypes.h"
 #include "compare/comparisonwriter.h"
+#include "compare/sweepcompare.h"
 
 #include <QTest>
 
@@ -124,6 +125,36 @@ private slots:
             QCOMPARE(latencyStatOf(statKey(s)), std::optional(s));
         QVERIFY(!latencyMetricOf("req_per_s"));
         QVERIFY(!latencyStatOf("p90"));
+    }
+
+    // A sweep's entry read back for the knee and the HTML report: points per
+    // configuration in order, and why a configuration stopped early.
+    void aSweepIsReadBack()
+    {
+        ComparedArm arm;
+        arm.arm = QStringLiteral("knee");
+        arm.sweep = { { "over", "concurrency" }, { "configs", { "a", "b" } },
+            { "stop", { { "b", "TTFT p99 broke the SLO twice" } } },
+            { "points",
+                { { "a",
+                      { { { "run", "a/knee@4" }, { "step", "concurrency" }, { "value", 4.0 }, { "repeat", 1 },
+                          { "achieved_req_per_s", 3.5 }, { "ttft_p50_ms", 40.0 }, { "ttft_p99_ms", nullptr },
+                          { "tpot_p50_ms", 20.0 }, { "tpot_p99_ms", 25.0 }, { "meets_slo", true },
+                          { "kept_up", true } } } },
+                    { "b", nlohmann::json::array() } } } };
+        const ComparedSweep sweep = comparedSweepOf(arm);
+        QVERIFY(!sweep.overRate);
+        QCOMPARE(sweep.configs, QStringList({ QStringLiteral("a"), QStringLiteral("b") }));
+        QCOMPARE(sweep.points.at(QStringLiteral("a")).size(), std::size_t(1));
+        const SweepPoint& p = sweep.points.at(QStringLiteral("a")).front();
+        QCOMPARE(p.run, QStringLiteral("a/knee@4"));
+        QCOMPARE(p.value.value(), 4.0);
+        QCOMPARE(p.ttftP50, 40.0);
+        QCOMPARE(p.ttftP99, -1.0); // null: none
+        QVERIFY(sweep.points.at(QStringLiteral("b")).empty());
+        QCOMPARE(sweep.stops.at(QStringLiteral("b")), QStringLiteral("TTFT p99 broke the SLO twice"));
+        QVERIFY(!sweep.stops.count(QStringLiteral("a")));
+        QVERIFY(comparedSweepOf(ComparedArm {}).configs.isEmpty());
     }
 
     void refusedComparisonIsEmptyWithItsError()

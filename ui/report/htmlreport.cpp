@@ -299,13 +299,12 @@ bool trendSection(const LoadedRunFile& result, const QString& libraryPath, Chart
     const QString spec = result.file->experimentName(QFileInfo(result.path).completeBaseName());
     QString figures;
     QStringList lines;
-    for (const nlohmann::json& entry : result.compare) {
-        if (entry.contains("sweep"))
+    for (const ComparedArm& entry : result.comparison) {
+        if (entry.isSweep())
             continue;
-        const QString arm = QString::fromStdString(entry.value("arm", std::string()));
-        for (const nlohmann::json& config : entry.value("configs", nlohmann::json::array())) {
-            const RunTrend trend = trendOf(rows, spec, QString::fromStdString(config.value("config", std::string())),
-                arm, QStringLiteral("ttft_ms.p99"));
+        const QString& arm = entry.arm;
+        for (const ComparedConfig& config : entry.configs) {
+            const RunTrend trend = trendOf(rows, spec, config.config, arm, QStringLiteral("ttft_ms.p99"));
             if (trend.points.size() < 2)
                 continue;
             if (!inliner.figure([&trend](const QString& svg,
@@ -338,7 +337,7 @@ bool trendSection(const LoadedRunFile& result, const QString& libraryPath, Chart
 
 bool writeHtmlReport(const LoadedRunFile& result, const QString& path, QString* error, const QString& libraryPath)
 {
-    if (!result.file || result.compare.empty()) {
+    if (!result.file || result.comparison.empty()) {
         *error = tr("nothing to export: no load arms");
         return false;
     }
@@ -348,10 +347,10 @@ bool writeHtmlReport(const LoadedRunFile& result, const QString& path, QString* 
     const QString name = result.file->experimentName(QStringLiteral("experiment"));
     QString sections, contents;
     int index = 0;
-    for (const nlohmann::json& entry : result.compare) {
-        const QString arm = QString::fromStdString(entry.value("arm", std::string()));
+    for (const ComparedArm& entry : result.comparison) {
+        const QString& arm = entry.arm;
         const QString id = QStringLiteral("arm-%1").arg(++index);
-        const bool sweep = entry.contains("sweep");
+        const bool sweep = entry.isSweep();
         QString figures;
         auto drawOne = [&result, &arm](const QString& chart, QSize size = kChartSize) {
             return [&result, &arm, chart, size](const QString& svg, QString* why) {

@@ -1,6 +1,7 @@
 #include "htmlreportsections.h"
 
 #include "compare/compareformat.h"
+#include "compare/comparisonwriter.h"
 #include "compare/intervalnotes.h"
 #include "compare/reasoningfigures.h"
 #include "compare/sweepcompare.h"
@@ -69,7 +70,7 @@ QString paragraph(const QString& escapedText, const char* cssClass = "note")
 
 // compareCell()'s "value (ratio [low-high]*)" split in two lines: the value,
 // then the ratio to the baseline, in bold when its interval excludes 1.
-QString compareTd(const json& config, const CompareColumn& column, bool isBaseline)
+QString compareTd(const ComparedConfig& config, const CompareColumn& column, bool isBaseline)
 {
     const QString text = compareCell(config, column, isBaseline);
     const qsizetype open = text.indexOf(QLatin1String(" ("));
@@ -81,40 +82,35 @@ QString compareTd(const json& config, const CompareColumn& column, bool isBaseli
         .arg(significant ? QStringLiteral(" class=\"sig\"") : QString(), esc(text.left(open)), esc(ratio));
 }
 
-QString configHead(const json& config, bool isBaseline)
+QString configHead(const ComparedConfig& config, bool isBaseline)
 {
     QStringList tags;
     if (isBaseline)
         tags << QStringLiteral("<span class=\"tag\">baseline</span>");
-    if (config.value("gentle", false)) {
-        const json share = config.value("waiting_share", json());
+    if (config.gentle)
         tags << QStringLiteral("<span class=\"tag\">%1</span>")
-                    .arg(share.is_number() ? QStringLiteral("gentle: waiting in %1 % of scrapes")
-                                                 .arg(share.get<double>() * 100, 0, 'f', 0)
-                                           : QStringLiteral("gentle"));
-    }
-    if (config.value("workload_differs", false))
+                    .arg(config.waitingShare ? QStringLiteral("gentle: waiting in %1 % of scrapes")
+                                                   .arg(*config.waitingShare * 100, 0, 'f', 0)
+                                             : QStringLiteral("gentle"));
+    if (config.workloadDiffers.value_or(false))
         tags << QStringLiteral("<span class=\"tag warn\">different workload</span>");
-    if (config.value("summary_only", false))
+    if (config.summaryOnly)
         tags << QStringLiteral("<span class=\"tag\">summary only</span>");
-    const QString name = esc(config.value("config", std::string()));
+    const QString name = esc(config.config);
     return tags.isEmpty() ? name
                           : name + QStringLiteral("<div class=\"tags\">%1</div>").arg(tags.join(QLatin1Char(' ')));
 }
 
-QString diagnoses(const json& arm)
+QString diagnoses(const ComparedArm& arm)
 {
     QString items;
-    if (const json why = arm.value("why", json()); why.is_object())
+    if (arm.why)
         items += QStringLiteral("<li><b>Whole arm</b>: %1 <span class=\"kind\">%2</span></li>\n")
-                     .arg(esc(why.value("text", std::string())), esc(why.value("kind", std::string())));
-    for (const json& config : arm.value("configs", json::array())) {
-        const json why = config.value("why", json());
-        if (why.is_object())
+                     .arg(esc(arm.why->text), esc(arm.why->kind));
+    for (const ComparedConfig& config : arm.configs)
+        if (config.why)
             items += QStringLiteral("<li><b>%1</b>: %2 <span class=\"kind\">%3</span></li>\n")
-                         .arg(esc(config.value("config", std::string())), esc(why.value("text", std::string())),
-                             esc(why.value("kind", std::string())));
-    }
+                         .arg(esc(config.config), esc(config.why->text), esc(config.why->kind));
     return items.isEmpty()
         ? QString()
         : QStringLiteral("<h3>Why the numbers moved</h3>\n<ul class=\"why\">\n") + items + QStringLiteral("</ul>\n");
@@ -202,7 +198,7 @@ QString repeats(const json& arm)
 }
 
 // How each configuration's intervals were made; a configuration that never settled stands out.
-QString intervalMethods(const json& arm)
+QString intervalMethods(const ComparedArm& arm)
 {
     QString items;
     for (const QString& line : intervalLines(arm))
@@ -213,52 +209,53 @@ QString intervalMethods(const json& arm)
                            : QStringLiteral("<ul class=\"intervals\">\n") + items + QStringLiteral("</ul>\n");
 }
 
-QString verdictOf(const json& point)
+QString verdictOf(const SweepPoint& point)
 {
-    if (!point.value("kept_up", true))
+    if (!point.verdict.keptUp)
         return QStringLiteral("<td class=\"bad\">fell behind</td>");
-    return point.value("meets_slo", true) ? QStringLiteral("<td class=\"good\">meets SLO</td>")
-                                          : QStringLiteral("<td class=\"bad\">breaks SLO</td>");
+    return point.verdict.meetsSlo ? QStringLiteral("<td class=\"good\">meets SLO</td>")
+                                  : QStringLiteral("<td class=\"bad\">breaks SLO</td>");
+}
+
+// A sweep point's figure: -1 is none.
+QString figure(double v, int decimals)
+{
+    return v >= 0 ? QString::number(v, 'f', decimals) : QStringLiteral("n/a");
 }
 
 } // namespace
 
-QString htmlArmSection(const json& arm, const QString& id, const QString& charts)
+QString htmlArmSection(const ComparedArm& arm, const QString& id, const QString& charts)
 {
-    const QString baseline = QString::fromStdString(arm.value("baseline", std::string()));
+    const QString& baseline = arm.baseline;
     QString out = QStringLiteral("<section id=\"%1\">\n<h2>%2 <span class=\"sub\">baseline %3</span></h2>\n")
-                      .arg(id, esc(arm.value("arm", std::string())), esc(baseline));
+                      .arg(id, esc(arm.arm), esc(baseline));
     // One column per configuration, the baseline's first as compare puts it: a
     // handful of configurations fit a narrow screen, and each metric reads across.
-    const json configs = arm.value("configs", json::array());
     QStringList header { QStringLiteral("metric") };
-    std::vector<bool> isBaseline;
-    for (const json& config : configs) {
-        isBaseline.push_back(QString::fromStdString(config.value("config", std::string())) == baseline);
-        header << configHead(config, isBaseline.back());
-    }
+    for (const ComparedConfig& config : arm.configs)
+        header << configHead(config, config.config == baseline);
     QString body;
     for (const CompareColumn& c : kCompareColumns) {
         QStringList cells;
-        for (size_t i = 0; i < configs.size(); ++i)
-            cells << compareTd(configs[i], c, isBaseline[i]);
+        for (const ComparedConfig& config : arm.configs)
+            cells << compareTd(config, c, config.config == baseline);
         body += row(cells, esc(QString::fromLatin1(c.title)));
     }
     QStringList errors, waiting;
-    for (const json& config : configs) {
-        errors << QStringLiteral("%1 (%2 %)")
-                      .arg(number(config.value("errors", json()), 0), number(config.value("error_rate", 0.0) * 100, 1));
-        const json peak = config.value("max_waiting", json());
-        waiting << (peak.is_number() ? QString::number(peak.get<double>()) : QStringLiteral("n/a"));
+    for (const ComparedConfig& config : arm.configs) {
+        errors << QStringLiteral("%1 (%2 %)").arg(config.errors).arg(config.errorRate * 100, 0, 'f', 1);
+        waiting << (config.maxWaiting ? QString::number(*config.maxWaiting) : QStringLiteral("n/a"));
     }
     body += row(errors, QStringLiteral("errors")) + row(waiting, QStringLiteral("peak waiting"));
     if (!specDecodeLine(arm).isEmpty()) { // the server's speculative-decoding counters
         QStringList acceptance, length;
-        for (const json& config : configs) {
-            const json a = config.value("spec_acceptance", json()), m = config.value("spec_mean_accepted", json());
-            acceptance << (a.is_number() ? number(a.get<double>() * 100, 1) + QStringLiteral(" %")
-                                         : QStringLiteral("n/a"));
-            length << (m.is_number() ? number(m, 2) : QStringLiteral("n/a"));
+        for (const ComparedConfig& config : arm.configs) {
+            acceptance << (config.specAcceptance
+                    ? QString::number(*config.specAcceptance * 100, 'f', 1) + QStringLiteral(" %")
+                    : QStringLiteral("n/a"));
+            length << (config.specMeanAccepted ? QString::number(*config.specMeanAccepted, 'f', 2)
+                                               : QStringLiteral("n/a"));
         }
         body
             += row(acceptance, QStringLiteral("spec acceptance")) + row(length, QStringLiteral("mean accepted length"));
@@ -267,55 +264,42 @@ QString htmlArmSection(const json& arm, const QString& id, const QString& charts
     out += paragraph(
         esc(QStringLiteral("Below each value: its ratio to %1; %2 (in bold).").arg(baseline, intervalLegend(arm))));
     out += intervalMethods(arm);
-    if (const QStringList bounds = sloBounds(arm.value("slo", json())); !bounds.isEmpty())
+    if (const QStringList bounds = arm.slo ? sloBounds(*arm.slo) : QStringList(); !bounds.isEmpty())
         out += paragraph(
             esc(QStringLiteral("Goodput counts requests meeting %1.").arg(bounds.join(QStringLiteral(" and ")))));
     else
         out += paragraph(QStringLiteral("No SLO set: goodput equals throughput."));
-    if (arm.contains("note"))
-        out += paragraph(esc(QStringLiteral("Note: %1.").arg(stringOf(arm, "note"))));
-    if (arm.contains("warning"))
-        out += paragraph(QStringLiteral("<b>Warning:</b> ") + esc(stringOf(arm, "warning")), "warn");
-    out += diagnoses(arm) + reasoningTools(arm) + ttftSplit(arm) + repeats(arm);
+    if (arm.note)
+        out += paragraph(esc(QStringLiteral("Note: %1.").arg(*arm.note)));
+    if (arm.warning)
+        out += paragraph(QStringLiteral("<b>Warning:</b> ") + esc(*arm.warning), "warn");
+    // The objects compare passes on as they are (reasoning, TTFT split, repeats) are read from its JSON.
+    const json armJson = comparedArmToJson(arm);
+    out += diagnoses(arm) + reasoningTools(armJson) + ttftSplit(armJson) + repeats(armJson);
     return out + charts + QStringLiteral("</section>\n");
 }
 
-QString htmlSweepSection(const json& arm, const QString& id, const QString& charts)
+QString htmlSweepSection(const ComparedArm& arm, const QString& id, const QString& charts)
 {
-    const json sweep = arm.value("sweep", json::object());
-    const bool rate = sweep.value("over", std::string("rate")) == "rate";
+    const ComparedSweep sweep = comparedSweepOf(arm);
     QString out = QStringLiteral("<section id=\"%1\">\n<h2>%2 <span class=\"sub\">sweep over %3</span></h2>\n")
-                      .arg(id, esc(arm.value("arm", std::string())),
-                          rate ? QStringLiteral("rate") : QStringLiteral("concurrency"));
+                      .arg(id, esc(arm.arm), sweep.overRate ? QStringLiteral("rate") : QStringLiteral("concurrency"));
     out += QStringLiteral("<p class=\"capacity\"><b>Capacity:</b> %1.</p>\n").arg(esc(sweepCapacityLine(arm)));
     QString body;
-    const json points = sweep.value("points", json::object());
-    for (const json& name : sweep.value("configs", json::array())) {
-        if (!name.is_string())
-            continue;
-        const std::string config = name.get<std::string>();
-        for (const json& p : points.value(config, json::array())) {
-            const std::string run = p.value("run", std::string());
-            body += row({ esc(run.substr(run.find('/') + 1)), number(p.value("achieved_req_per_s", json()), 2),
-                            number(p.value("ttft_p50_ms", json()), 1), number(p.value("ttft_p99_ms", json()), 1),
-                            number(p.value("tpot_p50_ms", json()), 1), number(p.value("tpot_p99_ms", json()), 1),
+    for (const QString& config : sweep.configs)
+        for (const SweepPoint& p : sweep.points.at(config))
+            body += row({ esc(p.run.mid(p.run.indexOf(QLatin1Char('/')) + 1)), figure(p.achievedReqPerS, 2),
+                            figure(p.ttftP50, 1), figure(p.ttftP99, 1), figure(p.tpotP50, 1), figure(p.tpotP99, 1),
                             verdictOf(p) },
                 esc(config));
-        }
-    }
     out += table({ QStringLiteral("config"), QStringLiteral("step"), QStringLiteral("achieved req/s"),
                      QStringLiteral("TTFT p50 ms"), QStringLiteral("TTFT p99 ms"), QStringLiteral("TPOT p50 ms"),
                      QStringLiteral("TPOT p99 ms"), QStringLiteral("verdict") },
         body);
     out += paragraph(QStringLiteral("Capacity: the highest step whose every repeat met the SLO at p99 and, for rate "
                                     "steps, completed at least 90 % of the rate its schedule offered."));
-    const json stops = sweep.value("stop", json::object()); // items() refers to it: not a temporary
-    for (const auto& [config, reason] : stops.items())
-        out += paragraph(
-            esc(QStringLiteral("%1 stopped early: %2.")
-                    .arg(QString::fromStdString(config),
-                        reason.is_string() ? QString::fromStdString(reason.get<std::string>()) : QString())),
-            "warn");
+    for (const auto& [config, reason] : sweep.stops)
+        out += paragraph(esc(QStringLiteral("%1 stopped early: %2.").arg(config, reason)), "warn");
     return out + charts + QStringLiteral("</section>\n");
 }
 

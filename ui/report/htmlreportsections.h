@@ -3,9 +3,9 @@
 // The HTML report's parts (htmlreport.h), each a fragment of escaped HTML made
 // from what the core computed; the charts come in already inlined.
 
-#include <QString>
+#include "compare/comparisontypes.h"
 
-#include <nlohmann/json.hpp>
+#include <QString>
 
 namespace ks {
 
@@ -17,10 +17,10 @@ struct RunFile;
 QString htmlReportStyle();
 /// A load arm: its comparison table with ratios and 95 % intervals, the SLO,
 /// the diagnoses, TTFT split, repeats, note and warning, then `charts`.
-QString htmlArmSection(const nlohmann::json& arm, const QString& id, const QString& charts);
+QString htmlArmSection(const ComparedArm& arm, const QString& id, const QString& charts);
 /// A sweep arm: capacity per configuration, every step's verdict, why a
 /// configuration stopped early, then `charts` (the knee).
-QString htmlSweepSection(const nlohmann::json& arm, const QString& id, const QString& charts);
+QString htmlSweepSection(const ComparedArm& arm, const QString& id, const QString& charts);
 /// Probe drift per configuration and the problems analyzeDrift() found, then `chart`.
 QString htmlDriftSection(const DriftReport& drift, const QString& chart);
 /// The runs' own warnings (gentle arms, client-bound, errors) and the lines the reader skipped.
