@@ -11,7 +11,7 @@
 set -euo pipefail
 bin=$(cd "${1:-build/release/bin}" && pwd)
 work=${2:-$(mktemp -d)}
-rounds=${3:-${GATE_ROUNDS:-5}}
+rounds=${3:-${GATE_ROUNDS:-8}}
 mkdir -p "$work"
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
