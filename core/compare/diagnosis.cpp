@@ -27,6 +27,14 @@ std::optional<double> ratioOf(const json& entry, const char* metric)
     return p50.is_number() ? std::optional<double>(p50.get<double>()) : std::nullopt;
 }
 
+// Whether the comparison computed intervals for TTFT or TPOT: the quick first pass (no resamples)
+// leaves `significant` an empty object, which says nothing about noise either way.
+bool hasIntervals(const json& entry)
+{
+    const auto s = entry.find("significant");
+    return s != entry.end() && s->is_object() && (s->contains("ttft_ms") || s->contains("tpot_ms"));
+}
+
 bool significant(const json& entry, const char* metric)
 {
     const auto s = entry.find("significant");
@@ -138,7 +146,13 @@ json diagnose(const json& entry, const json& baseline)
             QStringLiteral("%1%2: one run on each side and run-to-run spread not measured, so no cause is named; add "
                            "repeats (\"repeats\": 3) or an A/A calibration (run --aa) to tell")
                 .arg(ratios, queued(entry) ? QStringLiteral(", with %1").arg(waitingText(entry)) : QString()));
-    if ((ttftLarge || tpotLarge) && entry.value("significant", json()).is_object())
+    if ((ttftLarge || tpotLarge) && !hasIntervals(entry))
+        return why("no-interval",
+            QStringLiteral(
+                "%1: no intervals were computed (the quick first pass, shown while they are computed), so whether this "
+                "is more than noise is not known and no cause is named")
+                .arg(ratios));
+    if (ttftLarge || tpotLarge)
         return why("noise",
             QStringLiteral("%1: within run-to-run spread (the 95 % interval, which includes what the same "
                            "configuration run twice differs by, contains 1x), so no cause is named; add repeats "

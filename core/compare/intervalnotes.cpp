@@ -118,6 +118,9 @@ QString intervalMethodText(const ComparedConfig& config)
     QString note = config.runToRun ? config.runToRun->note.trimmed() : QString();
     while (note.endsWith(QLatin1Char('.')))
         note.chop(1);
+    // A quick first pass computed ratios only; its note says so (and what the intervals will rest on).
+    if (note.startsWith(QLatin1String("no intervals computed yet")))
+        return note;
     if (method == QLatin1String("rounds")) {
         // Said here rather than taken from the note: the note explains the method, this names it.
         const QString kind

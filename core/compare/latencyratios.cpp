@@ -32,19 +32,31 @@ nlohmann::json runToRunJson(RunToRunMethod method, int rounds, bool paired, cons
 {
     const std::string percent = percentText(plan.confidence);
     std::string note;
-    switch (method) {
-    case RunToRunMethod::Rounds:
-        note = percent + " % intervals across " + std::to_string(rounds) + (paired ? " paired" : " unpaired")
-            + " rounds (Student's t over the rounds, at least the pooled requests' block bootstrap)";
-        break;
-    case RunToRunMethod::Calibrated:
-        note = percent + " % intervals with the " + plan.calibrationCitation.toStdString();
-        break;
-    case RunToRunMethod::WithinRun:
-        note = percent + " % intervals within one run; run-to-run not measured: add repeats or calibrate";
-        if (!plan.calibrationProblem.isEmpty())
-            note += " (" + plan.calibrationProblem.toStdString() + ")";
-        break;
+    if (plan.resamples <= 0) {
+        // The dashboard's quick first pass: ratios only. Saying "95 % intervals" here would describe
+        // intervals that are not there.
+        note = "no intervals computed yet (the quick first pass); run-to-run ";
+        if (method == RunToRunMethod::Rounds)
+            note += "from " + std::to_string(rounds) + (paired ? " paired" : " unpaired") + " rounds";
+        else if (method == RunToRunMethod::Calibrated)
+            note += "from the " + plan.calibrationCitation.toStdString();
+        else
+            note += "not measured: add repeats or calibrate";
+    } else {
+        switch (method) {
+        case RunToRunMethod::Rounds:
+            note = percent + " % intervals across " + std::to_string(rounds) + (paired ? " paired" : " unpaired")
+                + " rounds (Student's t over the rounds, at least the pooled requests' block bootstrap)";
+            break;
+        case RunToRunMethod::Calibrated:
+            note = percent + " % intervals with the " + plan.calibrationCitation.toStdString();
+            break;
+        case RunToRunMethod::WithinRun:
+            note = percent + " % intervals within one run; run-to-run not measured: add repeats or calibrate";
+            if (!plan.calibrationProblem.isEmpty())
+                note += " (" + plan.calibrationProblem.toStdString() + ")";
+            break;
+        }
     }
     nlohmann::json out
         = { { "measured", method != RunToRunMethod::WithinRun }, { "method", runToRunMethodName(method) },
@@ -108,6 +120,10 @@ void addLatencyRatios(nlohmann::json& entry, const ConfigRuns& group, const nloh
             // With rounds, the ratio is the rounds' own (each against the baseline in its round).
             const double r = rounds && spread ? std::exp(spread->meanLog) : *value / *baseValue;
             ratio[key][stat] = r;
+            if (spread) {
+                pairedRounds = std::max(pairedRounds, spread->rounds);
+                paired = paired && spread->paired;
+            }
             if (!intervals)
                 continue;
             Interval interval = bootstrap.ratio[k];
@@ -117,8 +133,6 @@ void addLatencyRatios(nlohmann::json& entry, const ConfigRuns& group, const nloh
                 interval = roundsInterval(interval, *spread, plan.confidence);
                 pairSd = spread->pairSd;
                 roundsNow = spread->rounds;
-                pairedRounds = std::max(pairedRounds, spread->rounds);
-                paired = paired && spread->paired;
             } else if (!rounds && std::isfinite(calibrationSd)) {
                 interval = calibratedInterval(r, interval, calibrationSd, plan.calibration->runs, plan.confidence);
                 pairSd = std::sqrt(2.0) * calibrationSd;

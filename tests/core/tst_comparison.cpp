@@ -228,6 +228,16 @@ private slots:
         const auto loose = test::comparedChecked(shuffled, options, &error);
         QVERIFY(!loose[0]["configs"][1]["significant"]["ttft_ms"]["p50"].get<bool>());
         QVERIFY(loose[0]["configs"][1]["rounds_needed"]["ttft_ms"]["p50"].is_number_integer());
+        // The Compare page's quick first pass (no resamples): ratios only, and the note says so, still
+        // counting the paired rounds; nothing is called noise.
+        options.resamples = 0;
+        const auto quick = test::comparedChecked(file, options, &error);
+        const auto& q = quick[0]["configs"][1];
+        QCOMPARE(q["run_to_run"]["rounds"].get<int>(), 3);
+        QCOMPARE(q["run_to_run"]["note"].get<std::string>(),
+            std::string("no intervals computed yet (the quick first pass); run-to-run from 3 paired rounds"));
+        QVERIFY(q["ratio_ci95"].empty());
+        QVERIFY(q["why"]["kind"].get<std::string>() != "noise");
     }
 
     // A warm-up the arm settles from is dropped; an arm whose TTFT keeps climbing is called unsettled.
@@ -432,9 +442,8 @@ private slots:
         QVERIFY2(md.contains(QStringLiteral(
                      "- a, from llamacpp-timings (150 requests): queue p50 3.0; prefill p50 20.0; rest p50 ")),
             qPrintable(md));
-        QVERIFY2(
-            md.contains(QStringLiteral(
-                "- b, from vllm-histograms (100 requests): queue mean 300.0; prefill mean 450.0; rest mean 150.0 ms")),
+        QVERIFY2(md.contains(QStringLiteral("- b, from vllm-histograms (100 requests): queue mean 300.0; prefill "
+                                            "mean 450.0; rest mean 150.0 ms")),
             qPrintable(md));
         QVERIFY2(md.contains(QStringLiteral("- c: no split: the server publishes no queue timing")), qPrintable(md));
     }

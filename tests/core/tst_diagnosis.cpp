@@ -135,8 +135,13 @@ private slots:
                         { "max_waiting", 32 } } } } };
         addDiagnoses(arm);
         QCOMPARE(kind(arm["configs"][1]["why"]), QStringLiteral("no-change"));
-        // Moved, but without intervals yet nothing is shown, not even noise.
-        QCOMPARE(kind(arm["configs"][2]["why"]), QStringLiteral("no-change"));
+        // Moved, but without intervals yet nothing is shown, not even noise, and the sentence says why.
+        QCOMPARE(kind(arm["configs"][2]["why"]), QStringLiteral("no-interval"));
+        QVERIFY(text(arm["configs"][2]["why"]).contains(QStringLiteral("no intervals were computed")));
+        // The quick pass's own shape: `significant` there, but empty.
+        arm["configs"][2]["significant"] = json::object();
+        addDiagnoses(arm);
+        QCOMPARE(kind(arm["configs"][2]["why"]), QStringLiteral("no-interval"));
         QCOMPARE(diagnosisLines(arm).size(), 2);
     }
 
