@@ -189,12 +189,13 @@ HttpResponseParser::Status HttpResponseParser::feed(
             const qsizetype take = nl ? qsizetype(nl - (data + pos)) + 1 : size - pos;
             m_line.append(data + pos, take);
             pos += take;
-            if (!nl) {
-                if (m_line.size() > kMaxChunkLineBytes)
-                    return fail(
-                        QStringLiteral("chunk-size or trailer line longer than %1 bytes").arg(kMaxChunkLineBytes));
+            // The limit is on the line without its newline, whether or not the newline has come:
+            // checked only on a partial line, a long line passed when it arrived in one read and
+            // failed when cut, so the outcome depended on how the reads fell.
+            if (m_line.size() - (nl ? 1 : 0) > kMaxChunkLineBytes)
+                return fail(QStringLiteral("chunk-size or trailer line longer than %1 bytes").arg(kMaxChunkLineBytes));
+            if (!nl)
                 return Status::NeedMore;
-            }
             const QByteArray line = stripCr(m_line.chopped(1));
             m_line.clear();
             if (m_state == State::ChunkDataEnd) {

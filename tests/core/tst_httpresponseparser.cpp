@@ -189,6 +189,47 @@ private slots:
         const Outcome out = run(r, {}, false);
         QCOMPARE(out.status, HttpResponseParser::Status::Error);
     }
+
+    // A line over the limit is refused whether it comes in one read or cut, and a line at the
+    // limit passes either way (a fuzz finding: a long trailer passed whole and failed when cut).
+    void chunkLineLimitDoesNotDependOnTheReads_data()
+    {
+        QTest::addColumn<QByteArray>("response");
+        QTest::addColumn<bool>("accepted");
+        const QByteArray head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+        const qsizetype limit = HttpResponseParser::kMaxChunkLineBytes;
+        const auto trailer = [&](qsizetype lineBytes) {
+            return head + "0\r\nX-A: " + QByteArray(lineBytes - 5 - 1, 'a') + "\r\n\r\n"; // -1: the CR
+        };
+        const auto extension = [&](qsizetype lineBytes) {
+            return head + "5;" + QByteArray(lineBytes - 2 - 1, 'e') + "\r\nhello\r\n0\r\n\r\n";
+        };
+        QTest::newRow("trailer at the limit") << trailer(limit) << true;
+        QTest::newRow("trailer one over") << trailer(limit + 1) << false;
+        QTest::newRow("trailer twice the limit") << trailer(2 * limit) << false;
+        QTest::newRow("chunk extension at the limit") << extension(limit) << true;
+        QTest::newRow("chunk extension one over") << extension(limit + 1) << false;
+    }
+
+    void chunkLineLimitDoesNotDependOnTheReads()
+    {
+        QFETCH(QByteArray, response);
+        QFETCH(bool, accepted);
+        const auto expected = accepted ? HttpResponseParser::Status::Done : HttpResponseParser::Status::Error;
+        std::vector<std::vector<qsizetype>> plans { {} };
+        for (qsizetype step : { 1, 7, 256 }) {
+            std::vector<qsizetype> cuts;
+            for (qsizetype at = step; at < response.size(); at += step)
+                cuts.push_back(at);
+            plans.push_back(cuts);
+        }
+        for (const auto& plan : plans) {
+            const Outcome out = run(response, plan, false);
+            QCOMPARE(out.status, expected);
+            if (!accepted)
+                QVERIFY2(out.error.contains(QStringLiteral("longer than")), qPrintable(out.error));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHttpResponseParser)
