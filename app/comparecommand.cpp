@@ -24,7 +24,7 @@ namespace {
 
 // Judges the --fail-if conditions, prints each verdict, writes --junit; the exit code.
 int runGate(const QCommandLineParser& parser, const std::vector<ks::GateCondition>& conditions,
-    const nlohmann::json& arms, const ks::RunFile& file, const QStringList& judgedConfigs, bool markdown)
+    const ks::Comparison& comparison, const ks::RunFile& file, const QStringList& judgedConfigs, bool markdown)
 {
     ks::GateOptions options;
     options.strict = parser.isSet(QStringLiteral("strict"));
@@ -39,7 +39,7 @@ int runGate(const QCommandLineParser& parser, const std::vector<ks::GateConditio
     }
     QStringList unmatched;
     const std::vector<ks::GateVerdict> verdicts
-        = ks::evaluateGate(conditions, arms, drift ? &*drift : nullptr, options, &unmatched);
+        = ks::evaluateGate(conditions, comparison, drift ? &*drift : nullptr, options, &unmatched);
     if (!unmatched.isEmpty()) { // judging the rest would pass a gate that checks nothing
         for (const QString& problem : std::as_const(unmatched))
             std::fprintf(stderr, "knobscope compare: --fail-if %s\n", qPrintable(problem));
@@ -237,6 +237,6 @@ int compareCommand(const QStringList& arguments)
             stdout);
     if (conditions.empty())
         return 0;
-    return runGate(parser, conditions, arms, file, firstLabels,
+    return runGate(parser, conditions, comparison, file, firstLabels,
         format == QLatin1String("md") && !parser.isSet(QStringLiteral("json")));
 }

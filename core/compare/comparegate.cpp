@@ -12,10 +12,6 @@ namespace ks {
 
 namespace {
 
-using json = nlohmann::json;
-
-const char* const kLatency[] = { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" };
-const char* const kPercentiles[] = { "p50", "p95", "p99" };
 const char* const kRates[] = { "req_per_s", "out_tok_per_s", "goodput_req_per_s" }; // with ratios, no interval
 const char* const kCounts[] = { "errors", "error_rate", "drift" }; // absolute only
 
@@ -27,10 +23,38 @@ template <typename List> bool contains(const List& list, const QString& name)
     return false;
 }
 
-bool isLatency(const QString& metric)
+// "ttft_ms.p99" as the typed comparison names it; empty for a rate or a count.
+std::optional<std::pair<LatencyMetric, LatencyStat>> latencyOf(const QString& metric)
 {
     const QStringList parts = metric.split(QLatin1Char('.'));
-    return parts.size() == 2 && contains(kLatency, parts[0]) && contains(kPercentiles, parts[1]);
+    if (parts.size() != 2)
+        return std::nullopt;
+    const auto m = latencyMetricOf(parts[0].toStdString());
+    const auto s = latencyStatOf(parts[1].toStdString());
+    return m && s ? std::optional(std::pair(*m, *s)) : std::nullopt;
+}
+
+std::optional<std::pair<double, double>> bounds(const std::optional<Interval>& interval)
+{
+    return interval ? std::optional(std::pair(interval->low, interval->high)) : std::nullopt;
+}
+
+// A rate or a count of `config` by its gate name (gateMetrics()); the ratio for a relative condition.
+std::optional<double> scalarOf(const ComparedConfig& config, const QString& metric, bool relative)
+{
+    if (metric == QLatin1String("req_per_s"))
+        return relative ? config.reqPerSRatio : std::optional(config.reqPerS);
+    if (metric == QLatin1String("out_tok_per_s"))
+        return relative ? config.outTokPerSRatio : std::optional(config.outTokPerS);
+    if (metric == QLatin1String("goodput_req_per_s"))
+        return relative ? config.goodputRatio : std::optional(config.goodputReqPerS);
+    if (relative)
+        return std::nullopt; // counts have no ratio (parseGateCondition refuses one)
+    if (metric == QLatin1String("errors"))
+        return double(config.errors);
+    if (metric == QLatin1String("error_rate"))
+        return config.errorRate;
+    return std::nullopt;
 }
 
 const char* opText(GateCondition::Op op)
@@ -68,39 +92,11 @@ QString number(double v, bool relative)
     return relative ? QString::number(v, 'f', 3) + QLatin1Char('x') : QString::number(v, 'g', 6);
 }
 
-const json* at(const json& object, std::initializer_list<const char*> path)
-{
-    const json* node = &object;
-    for (const char* key : path) {
-        if (!node->is_object())
-            return nullptr;
-        const auto it = node->find(key);
-        if (it == node->end())
-            return nullptr;
-        node = &*it;
-    }
-    return node;
-}
-
-std::optional<double> numberAt(const json& object, std::initializer_list<const char*> path)
-{
-    const json* node = at(object, path);
-    return node && node->is_number() ? std::optional<double>(node->get<double>()) : std::nullopt;
-}
-
-std::optional<std::pair<double, double>> intervalAt(const json& object, std::initializer_list<const char*> path)
-{
-    const json* node = at(object, path);
-    if (!node || !node->is_array() || node->size() != 2 || !(*node)[0].is_number() || !(*node)[1].is_number())
-        return std::nullopt;
-    return std::pair((*node)[0].get<double>(), (*node)[1].get<double>());
-}
-
 // Fills value, interval, failed and reason from what was measured; `entry`
 // (the configuration's compare entry; nullptr for drift) says how its
 // intervals were made.
 void judge(const GateCondition& c, std::optional<double> value, std::optional<std::pair<double, double>> interval,
-    bool strict, const json* entry, GateVerdict& v)
+    bool strict, const ComparedConfig* entry, GateVerdict& v)
 {
     const QString what = c.metric == QLatin1String("drift")
         ? QStringLiteral("drift (probes whose output changed between this configuration's passes)")
@@ -146,9 +142,9 @@ void judge(const GateCondition& c, std::optional<double> value, std::optional<st
         v.reason = QStringLiteral("%1 %2 %3: the whole %4 interval is %5")
                        .arg(what, number(*value, c.relative), range, level, threshold);
     } else if (v.undecided) {
-        const std::string metric = c.metric.section(QLatin1Char('.'), 0, 0).toStdString();
-        const std::string stat = c.metric.section(QLatin1Char('.'), 1, 1).toStdString();
-        const QString rounds = c.relative ? roundsNeededText(*entry, metric.c_str(), stat.c_str()) : QString();
+        const auto latency = latencyOf(c.metric);
+        const QString rounds
+            = c.relative && latency ? roundsNeededText(*entry, latency->first, latency->second) : QString();
         v.reason = QStringLiteral("%1 %2: undecided: the %3 interval %4 spans the threshold %5%6%7")
                        .arg(what, number(*value, c.relative), level, range, number(c.threshold, c.relative),
                            past(c, *value) ? QStringLiteral(" (the point estimate is past it; --strict judges the "
@@ -184,9 +180,9 @@ GateVerdict verdictFor(const GateCondition& c, const QString& arm, const QString
 QStringList gateMetrics()
 {
     QStringList out;
-    for (const char* m : kLatency)
-        for (const char* p : kPercentiles)
-            out << QStringLiteral("%1.%2").arg(QLatin1String(m), QLatin1String(p));
+    for (LatencyMetric m : kLatencyMetrics)
+        for (LatencyStat p : kLatencyStats)
+            out << QStringLiteral("%1.%2").arg(QLatin1String(latencyKey(m)), QLatin1String(statKey(p)));
     for (const char* m : kRates)
         out << QLatin1String(m);
     for (const char* m : kCounts)
@@ -231,7 +227,7 @@ std::variant<GateCondition, QString> parseGateCondition(const QString& text)
     return c;
 }
 
-std::vector<GateVerdict> evaluateGate(const std::vector<GateCondition>& conditions, const nlohmann::json& compare,
+std::vector<GateVerdict> evaluateGate(const std::vector<GateCondition>& conditions, const Comparison& compare,
     const DriftReport* drift, const GateOptions& options, QStringList* unmatched)
 {
     std::vector<GateVerdict> verdicts;
@@ -253,28 +249,23 @@ std::vector<GateVerdict> evaluateGate(const std::vector<GateCondition>& conditio
                     QStringLiteral("\"%1\": the files have no probe passes to judge drift by").arg(c.text));
             continue;
         }
-        for (const json& arm : compare.is_array() ? compare : json::array()) {
-            const QString armName = QString::fromStdString(arm.value("arm", std::string()));
-            if (!c.arm.isEmpty() && armName != c.arm)
+        const auto latency = latencyOf(c.metric);
+        for (const ComparedArm& arm : compare) {
+            if (!c.arm.isEmpty() && arm.arm != c.arm)
                 continue;
             matched = true;
-            const QString baseline = QString::fromStdString(arm.value("baseline", std::string()));
-            for (const json& entry : arm.value("configs", json::array())) {
-                const QString config = QString::fromStdString(entry.value("config", std::string()));
-                if (!judged(config) || (c.relative && config == baseline))
+            for (const ComparedConfig& entry : arm.configs) {
+                if (!judged(entry.config) || (c.relative && entry.config == arm.baseline))
                     continue;
-                GateVerdict v = verdictFor(c, armName, config);
-                const std::string metric = c.metric.section(QLatin1Char('.'), 0, 0).toStdString();
-                const std::string pct = c.metric.section(QLatin1Char('.'), 1, 1).toStdString();
-                const char* m = metric.c_str();
-                const char* p = pct.c_str();
-                if (isLatency(c.metric))
-                    judge(c, c.relative ? numberAt(entry, { "ratio", m, p }) : numberAt(entry, { m, p }),
-                        c.relative ? intervalAt(entry, { "ratio_ci95", m, p }) : intervalAt(entry, { "ci95", m, p }),
+                GateVerdict v = verdictFor(c, arm.arm, entry.config);
+                if (latency) {
+                    const auto [metric, stat] = *latency;
+                    const ComparedStat& s = entry.stat(metric, stat);
+                    judge(c, c.relative ? s.ratio : entry.value(metric, stat), bounds(c.relative ? s.ratioCi : s.ci),
                         options.strict, &entry, v);
-                else
-                    judge(c, c.relative ? numberAt(entry, { "ratio", m }) : numberAt(entry, { m }), std::nullopt,
-                        options.strict, &entry, v);
+                } else {
+                    judge(c, scalarOf(entry, c.metric, c.relative), std::nullopt, options.strict, &entry, v);
+                }
                 verdicts.push_back(std::move(v));
             }
         }

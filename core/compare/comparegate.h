@@ -1,11 +1,10 @@
 #pragma once
 
+#include "compare/comparisontypes.h"
 #include "drift/driftanalysis.h"
 
 #include <QString>
 #include <QStringList>
-
-#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <utility>
@@ -61,7 +60,7 @@ struct GateOptions {
 /// condition fails only when the whole interval is past its threshold, or the
 /// point estimate with `strict` or where there is no interval; a missing value
 /// fails. Conditions naming an arm that is not there are returned in `unmatched`.
-std::vector<GateVerdict> evaluateGate(const std::vector<GateCondition>& conditions, const nlohmann::json& compare,
+std::vector<GateVerdict> evaluateGate(const std::vector<GateCondition>& conditions, const Comparison& compare,
     const DriftReport* drift, const GateOptions& options, QStringList* unmatched);
 
 /// JUnit XML: one test case per verdict, a <failure> for each failed one, the

@@ -1,4 +1,5 @@
 #include "compare/comparegate.h"
+#include "compare/comparisonreader.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -36,7 +37,8 @@ json armWith(double ratio, std::pair<double, double> interval)
 std::vector<GateVerdict> judge(const QString& text, const json& compare, GateOptions options = {})
 {
     QStringList unmatched;
-    auto verdicts = evaluateGate({ condition(text) }, compare, nullptr, options, &unmatched);
+    // Hand-written JSON, read as compare's own output is (compare/comparisonreader.h).
+    auto verdicts = evaluateGate({ condition(text) }, comparisonFromJson(compare), nullptr, options, &unmatched);
     if (!unmatched.isEmpty())
         qFatal("%s", qPrintable(unmatched.join(QLatin1Char('\n'))));
     return verdicts;
@@ -143,8 +145,8 @@ private slots:
     void armsAreMatchedByName()
     {
         QStringList unmatched;
-        const auto v = evaluateGate(
-            { condition(QStringLiteral("steady:errors > 0")) }, armWith(1.0, { 0.9, 1.1 }), nullptr, {}, &unmatched);
+        const auto v = evaluateGate({ condition(QStringLiteral("steady:errors > 0")) },
+            comparisonFromJson(armWith(1.0, { 0.9, 1.1 })), nullptr, {}, &unmatched);
         QVERIFY(v.empty());
         QCOMPARE(unmatched.size(), 1);
         QVERIFY(unmatched[0].contains(QStringLiteral("no arm named steady")));
@@ -163,13 +165,13 @@ private slots:
         drifting.acrossConfig = { QStringLiteral("p9") }; // another configuration's output: not drift
         report.configs = { steady, drifting };
         QStringList unmatched;
-        const auto v = evaluateGate({ condition(QStringLiteral("drift > 0")) }, json::array(), &report, {}, &unmatched);
+        const auto v = evaluateGate({ condition(QStringLiteral("drift > 0")) }, Comparison {}, &report, {}, &unmatched);
         QCOMPARE(v.size(), std::size_t(2));
         QVERIFY(!v[0].failed);
         QVERIFY(v[1].failed);
         QCOMPARE(v[1].value, 3.0);
         QCOMPARE(v[1].arm, QStringLiteral("probes"));
-        evaluateGate({ condition(QStringLiteral("drift > 0")) }, json::array(), nullptr, {}, &unmatched);
+        evaluateGate({ condition(QStringLiteral("drift > 0")) }, Comparison {}, nullptr, {}, &unmatched);
         QVERIFY(unmatched.join(QString()).contains(QStringLiteral("no probe passes")));
     }
 
