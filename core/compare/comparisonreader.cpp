@@ -1,5 +1,7 @@
 #include "compare/comparisonreader.h"
 
+#include "util/jsontake.h"
+
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -12,75 +14,38 @@ using json = nlohmann::json;
 
 // Each take() moves `key` out of `from` into `out` when its value has the
 // field's type; otherwise the key stays in `from` (the entry's `rest`), as
-// written, and the writer puts it back unchanged.
+// written, and the writer puts it back unchanged. Strings, booleans and objects
+// as util/jsontake.h reads them; numbers below also read a value they keep.
 
-bool take(json& from, const char* key, QString& out)
+template <typename T> bool take(json& from, const char* key, T& out)
 {
-    const auto it = from.find(key);
-    if (it == from.end() || !it->is_string())
-        return false;
-    out = QString::fromStdString(it->get<std::string>());
-    from.erase(it);
-    return true;
+    return jsontake::take(from, key, out);
 }
 
-bool take(json& from, const char* key, std::optional<QString>& out)
-{
-    QString value;
-    if (!take(from, key, value))
-        return false;
-    out = value;
-    return true;
-}
+using jsontake::isInt64;
+using jsontake::takeObject;
 
-bool take(json& from, const char* key, bool& out)
-{
-    const auto it = from.find(key);
-    if (it == from.end() || !it->is_boolean())
-        return false;
-    out = it->get<bool>();
-    from.erase(it);
-    return true;
-}
-
-bool take(json& from, const char* key, std::optional<bool>& out)
-{
-    bool value = false;
-    if (!take(from, key, value))
-        return false;
-    out = value;
-    return true;
-}
-
-bool isInt64(const json& v)
-{
-    return v.is_number_integer() && !(v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX));
-}
-
+// A float is read (NaN and beyond int64 are not) and kept as written.
 bool take(json& from, const char* key, qint64& out)
 {
+    if (jsontake::take(from, key, out))
+        return true;
     const auto it = from.find(key);
     if (it != from.end() && it->is_number_float() && std::abs(it->get<double>()) < 9e18)
-        out = qint64(it->get<double>()); // read, and kept as written (NaN and beyond int64 are not read)
-    if (it == from.end() || !isInt64(*it))
-        return false;
-    out = it->get<qint64>();
-    from.erase(it);
-    return true;
+        out = qint64(it->get<double>());
+    return false;
 }
 
 // A double field reads any number, but takes only a JSON double: an integer
 // written back as a double would change the text, so it also stays as written.
 bool take(json& from, const char* key, double& out)
 {
+    if (jsontake::take(from, key, out))
+        return true;
     const auto it = from.find(key);
-    if (it == from.end() || !it->is_number())
-        return false;
-    out = it->get<double>();
-    if (!it->is_number_float())
-        return false;
-    from.erase(it);
-    return true;
+    if (it != from.end() && it->is_number())
+        out = it->get<double>();
+    return false;
 }
 
 bool take(json& from, const char* key, std::optional<double>& out)
@@ -102,16 +67,6 @@ bool takeNullable(json& from, const char* key, std::optional<double>& out)
         return true;
     }
     return take(from, key, out);
-}
-
-bool takeObject(json& from, const char* key, json& out)
-{
-    const auto it = from.find(key);
-    if (it == from.end() || !it->is_object())
-        return false;
-    out = std::move(*it);
-    from.erase(it);
-    return true;
 }
 
 // `key` parsed by `parse` from its value; erased from `from` only when `parse` accepts it all.
@@ -181,6 +136,8 @@ std::optional<RunToRun> runToRunOf(const json& v)
     take(rest, "method", r.method);
     take(rest, "rounds", r.rounds);
     take(rest, "confidence", r.confidence);
+    take(rest, "intervals", r.intervals);
+    take(rest, "paired", r.paired);
     take(rest, "note", r.note);
     if (json cal; takeObject(rest, "calibration", cal)) {
         CalibrationCitation c;

@@ -60,6 +60,8 @@ struct RunToRun {
     QString method; ///< within-run, calibrated or rounds
     qint64 rounds = 1;
     double confidence = 0.95;
+    bool intervals = true; ///< false in the dashboard's quick first pass: ratios only, no interval yet
+    bool paired = true; ///< rounds paired by index; false when the two sides ran different rounds
     QString note; ///< one sentence for people
     std::optional<CalibrationCitation> calibration;
 };

@@ -39,7 +39,8 @@ json writeGrid(const ComparedConfig& c, const std::function<std::optional<json>(
 json runToRunJson(const RunToRun& r)
 {
     json out = { { "measured", r.measured }, { "method", text(r.method) }, { "rounds", r.rounds },
-        { "confidence", r.confidence }, { "note", text(r.note) } };
+        { "confidence", r.confidence }, { "intervals", r.intervals }, { "paired", r.paired },
+        { "note", text(r.note) } };
     if (r.calibration)
         out["calibration"] = { { "file", text(r.calibration->file) }, { "date", text(r.calibration->date) },
             { "runs", r.calibration->runs }, { "config", text(r.calibration->config) } };

@@ -119,12 +119,12 @@ QString intervalMethodText(const ComparedConfig& config)
     while (note.endsWith(QLatin1Char('.')))
         note.chop(1);
     // A quick first pass computed ratios only; its note says so (and what the intervals will rest on).
-    if (note.startsWith(QLatin1String("no intervals computed yet")))
+    if (config.runToRun && !config.runToRun->intervals)
         return note;
     if (method == QLatin1String("rounds")) {
         // Said here rather than taken from the note: the note explains the method, this names it.
         const QString kind
-            = note.contains(QLatin1String(" unpaired ")) ? QStringLiteral("unpaired") : QStringLiteral("paired");
+            = config.runToRun && !config.runToRun->paired ? QStringLiteral("unpaired") : QStringLiteral("paired");
         const QString across = config.runToRun
             ? QStringLiteral("across %1 %2 rounds").arg(config.runToRun->rounds).arg(kind)
             : QStringLiteral("across %1 rounds").arg(kind);

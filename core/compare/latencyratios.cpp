@@ -58,9 +58,9 @@ nlohmann::json runToRunJson(RunToRunMethod method, int rounds, bool paired, cons
             break;
         }
     }
-    nlohmann::json out
-        = { { "measured", method != RunToRunMethod::WithinRun }, { "method", runToRunMethodName(method) },
-              { "rounds", rounds }, { "confidence", plan.confidence }, { "note", note } };
+    nlohmann::json out = { { "measured", method != RunToRunMethod::WithinRun },
+        { "method", runToRunMethodName(method) }, { "rounds", rounds }, { "confidence", plan.confidence },
+        { "intervals", plan.resamples > 0 }, { "paired", paired }, { "note", note } };
     if (method == RunToRunMethod::Calibrated)
         out["calibration"] = plan.calibrationJson;
     return out;

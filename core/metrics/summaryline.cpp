@@ -1,5 +1,7 @@
 #include "metrics/summaryline.h"
 
+#include "util/jsontake.h"
+
 #include <cstdint>
 
 namespace ks {
@@ -7,44 +9,9 @@ namespace ks {
 namespace {
 
 // Each take() moves `key` out of `from` into `out` when its value has the
-// field's type; otherwise the key stays where it is, as written.
-
-void take(nlohmann::json& from, const char* key, std::optional<QString>& out)
-{
-    const auto it = from.find(key);
-    if (it == from.end() || !it->is_string())
-        return;
-    out = QString::fromStdString(it->get<std::string>());
-    from.erase(it);
-}
-
-void take(nlohmann::json& from, const char* key, std::optional<qint64>& out)
-{
-    const auto it = from.find(key);
-    if (it == from.end() || !it->is_number_integer()
-        || (it->is_number_unsigned() && it->get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
-        return; // a value above int64 stays as written
-    out = it->get<qint64>();
-    from.erase(it);
-}
-
-void take(nlohmann::json& from, const char* key, std::optional<double>& out)
-{
-    const auto it = from.find(key);
-    if (it == from.end() || !it->is_number_float())
-        return; // an integer stays as written: writing it back as a double would change the text
-    out = it->get<double>();
-    from.erase(it);
-}
-
-void take(nlohmann::json& from, const char* key, std::optional<bool>& out)
-{
-    const auto it = from.find(key);
-    if (it == from.end() || !it->is_boolean())
-        return;
-    out = it->get<bool>();
-    from.erase(it);
-}
+// field's type; otherwise the key stays where it is, as written (util/jsontake.h).
+using jsontake::take;
+using jsontake::takeObject;
 
 void take(nlohmann::json& from, const char* key, std::optional<QStringList>& out)
 {
@@ -58,15 +25,6 @@ void take(nlohmann::json& from, const char* key, std::optional<QStringList>& out
         list << QString::fromStdString(item.get<std::string>());
     }
     out = std::move(list);
-    from.erase(it);
-}
-
-void takeObject(nlohmann::json& from, const char* key, nlohmann::json& out)
-{
-    const auto it = from.find(key);
-    if (it == from.end() || !it->is_object())
-        return;
-    out = std::move(*it);
     from.erase(it);
 }
 

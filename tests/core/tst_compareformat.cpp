@@ -164,6 +164,7 @@ private slots:
         QCOMPARE(text,
             QStringLiteral("intervals across 5 paired rounds at 99.4 % per look, 9 looks (repeats until decided)"));
         json unpaired = rounds(2);
+        unpaired["paired"] = false; // what says unpaired: the note is for people
         unpaired["note"] = "95 % intervals across 2 unpaired rounds (Student's t over the rounds)";
         QCOMPARE(intervalMethodText(armOf(unpaired, false)["configs"][1]),
             QStringLiteral("95 % intervals across 2 unpaired rounds"));
