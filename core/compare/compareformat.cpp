@@ -300,7 +300,7 @@ QString compareMarkdown(const nlohmann::json& arms)
             out += QStringLiteral("No SLO set: goodput equals throughput.\n");
         for (const QString& line : diagnosisLines(typed))
             out += line + QLatin1Char('\n');
-        out += reasoningMarkdown(arm);
+        out += reasoningMarkdown(typed);
         if (const QString spec = specDecodeLine(typed); !spec.isEmpty())
             out += spec + QStringLiteral(".\n");
         out += ttftSplitMarkdown(arm);
@@ -389,7 +389,7 @@ QString compareCsv(const nlohmann::json& arms)
                 else
                     out += QStringLiteral(",,,,,,\n");
             }
-            out += withEmptyTail(reasoningCsv(config, prefix));
+            out += withEmptyTail(reasoningCsv(typed, prefix));
         }
     }
     return out;

@@ -152,6 +152,56 @@ std::optional<RunToRun> runToRunOf(const json& v)
     return rest.empty() ? std::optional(r) : std::nullopt;
 }
 
+// `ratio` inside `reasoning_tools`; what it does not name stays in its own `rest`.
+bool reasoningRatiosOf(const json& v, ReasoningFigures::Ratios& r)
+{
+    if (!v.is_object())
+        return false;
+    json rest = v;
+    take(rest, "reasoning_tokens_per_request", r.reasoningTokens);
+    take(rest, "answer_tokens_per_request", r.answerTokens);
+    take(rest, "tool_call_events_per_request", r.toolCallEvents);
+    take(rest, "tool_calls_per_request", r.toolCalls);
+    take(rest, "reasoning_share", r.reasoningShare);
+    takeWith(rest, "itl_ms_no_tools", [&](const json& itl) {
+        if (!itl.is_object())
+            return false;
+        json stats = itl;
+        take(stats, "p50", r.itlNoToolsP50);
+        take(stats, "p99", r.itlNoToolsP99);
+        return stats.empty();
+    });
+    r.rest = std::move(rest);
+    return true;
+}
+
+// `reasoning_tools`: any object; what it does not name stays in its own `rest`.
+bool reasoningFiguresOf(const json& v, std::optional<ReasoningFigures>& out)
+{
+    if (!v.is_object())
+        return false;
+    json rest = v;
+    ReasoningFigures f;
+    take(rest, "reasoning_tokens_per_request", f.reasoningTokens);
+    take(rest, "answer_tokens_per_request", f.answerTokens);
+    take(rest, "tool_call_events_per_request", f.toolCallEvents);
+    take(rest, "tool_calls_per_request", f.toolCalls);
+    take(rest, "reasoning_share", f.reasoningShare);
+    take(rest, "ok", f.ok);
+    takeWith(
+        rest, "itl_ms_no_tools", [&](const json& d) { return bool(f.itlNoTools = summaryDistributionFromJson(d)); });
+    takeWith(rest, "ratio", [&](const json& r) {
+        ReasoningFigures::Ratios ratios;
+        if (!reasoningRatiosOf(r, ratios))
+            return false;
+        f.ratio = std::move(ratios);
+        return true;
+    });
+    f.rest = std::move(rest);
+    out = std::move(f);
+    return true;
+}
+
 std::optional<Diagnosis> diagnosisOf(const json& v)
 {
     if (!v.is_object() || v.size() != 2 || !v.value("kind", json()).is_string() || !v.value("text", json()).is_string())
@@ -296,7 +346,7 @@ ComparedConfig comparedConfigFromJson(const nlohmann::json& entry)
             return true;
         });
     takeWith(rest, "why", [&](const json& v) { return bool(c.why = diagnosisOf(v)); });
-    takeObject(rest, "reasoning_tools", c.reasoningTools);
+    takeWith(rest, "reasoning_tools", [&](const json& v) { return reasoningFiguresOf(v, c.reasoningTools); });
     takeObject(rest, "ttft_split_ms", c.ttftSplitMs);
     takeObject(rest, "images", c.images);
     takeObject(rest, "repeats", c.repeats);

@@ -79,6 +79,23 @@ struct Diagnosis {
     QString kind, text;
 };
 
+/// A configuration's reasoning and tool-call figures (`reasoning_tools`, docs/formats.md), each
+/// where its summary has the total it comes from.
+struct ReasoningFigures {
+    /// Per ok request, and the reasoning share of every generated token.
+    std::optional<double> reasoningTokens, answerTokens, toolCallEvents, toolCalls, reasoningShare;
+    std::optional<SummaryDistribution> itlNoTools; ///< `itl_ms_no_tools`: ITL before each request's first tool delta
+    std::optional<double> ok; ///< the ok requests the figures are over
+    /// Each figure over the baseline's, where both have it and the baseline's is above 0; no interval.
+    struct Ratios {
+        std::optional<double> reasoningTokens, answerTokens, toolCallEvents, toolCalls, reasoningShare;
+        std::optional<double> itlNoToolsP50, itlNoToolsP99;
+        nlohmann::json rest = nlohmann::json::object(); ///< keys this version does not name
+    };
+    std::optional<Ratios> ratio; ///< empty where the baseline has no figures
+    nlohmann::json rest = nlohmann::json::object(); ///< keys this version does not name
+};
+
 /// A latency distribution per metric, in kLatencyMetrics order; empty where a side has none.
 using LatencyDistributions = std::array<std::optional<SummaryDistribution>, kLatencyMetrics.size()>;
 
@@ -105,8 +122,9 @@ struct ComparedConfig {
     std::optional<double> specAcceptance, specMeanAccepted;
     std::optional<bool> workloadDiffers; ///< only with --allow-different-workloads
     std::optional<Diagnosis> why; ///< not on the baseline
+    std::optional<ReasoningFigures> reasoningTools;
     /// Objects compare passes on as they are (docs/formats.md names their fields); null when absent.
-    nlohmann::json reasoningTools, ttftSplitMs, images, workload, repeats;
+    nlohmann::json ttftSplitMs, images, workload, repeats;
     nlohmann::json rest = nlohmann::json::object(); ///< keys this version does not name
 
     const ComparedStat& stat(LatencyMetric metric, LatencyStat s) const

@@ -47,6 +47,42 @@ json runToRunJson(const RunToRun& r)
     return out;
 }
 
+void putNumber(json& to, const char* key, const std::optional<double>& v)
+{
+    if (v)
+        put(to, key, *v);
+}
+
+json reasoningFiguresJson(const ReasoningFigures& f)
+{
+    json j = f.rest;
+    putNumber(j, "reasoning_tokens_per_request", f.reasoningTokens);
+    putNumber(j, "answer_tokens_per_request", f.answerTokens);
+    putNumber(j, "tool_call_events_per_request", f.toolCallEvents);
+    putNumber(j, "tool_calls_per_request", f.toolCalls);
+    putNumber(j, "reasoning_share", f.reasoningShare);
+    putNumber(j, "ok", f.ok);
+    if (f.itlNoTools)
+        put(j, "itl_ms_no_tools", summaryDistributionToJson(*f.itlNoTools));
+    if (f.ratio) {
+        const ReasoningFigures::Ratios& r = *f.ratio;
+        json ratio = r.rest;
+        putNumber(ratio, "reasoning_tokens_per_request", r.reasoningTokens);
+        putNumber(ratio, "answer_tokens_per_request", r.answerTokens);
+        putNumber(ratio, "tool_call_events_per_request", r.toolCallEvents);
+        putNumber(ratio, "tool_calls_per_request", r.toolCalls);
+        putNumber(ratio, "reasoning_share", r.reasoningShare);
+        if (r.itlNoToolsP50 || r.itlNoToolsP99) {
+            json itl = json::object();
+            putNumber(itl, "p50", r.itlNoToolsP50);
+            putNumber(itl, "p99", r.itlNoToolsP99);
+            put(ratio, "itl_ms_no_tools", std::move(itl));
+        }
+        put(j, "ratio", std::move(ratio));
+    }
+    return j;
+}
+
 json diagnosisJson(const Diagnosis& d)
 {
     return { { "kind", text(d.kind) }, { "text", text(d.text) } };
@@ -145,9 +181,10 @@ nlohmann::json comparedConfigToJson(const ComparedConfig& c)
     }
     if (c.why)
         put(j, "why", diagnosisJson(*c.why));
-    for (const auto& [key, value] :
-        { std::pair { "reasoning_tools", &c.reasoningTools }, std::pair { "ttft_split_ms", &c.ttftSplitMs },
-            std::pair { "images", &c.images }, std::pair { "repeats", &c.repeats } })
+    if (c.reasoningTools)
+        put(j, "reasoning_tools", reasoningFiguresJson(*c.reasoningTools));
+    for (const auto& [key, value] : { std::pair { "ttft_split_ms", &c.ttftSplitMs }, std::pair { "images", &c.images },
+             std::pair { "repeats", &c.repeats } })
         if (!value->is_null())
             put(j, key, *value);
     return j;

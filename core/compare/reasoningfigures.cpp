@@ -29,51 +29,49 @@ double numberAt(const json& object, const char* key)
     return it != object.end() && it->is_number() ? it->get<double>() : -1.0;
 }
 
-const json* figureOf(const json& config, const ReasoningColumn& c)
+template <auto Field> std::optional<double> figure(const ComparedConfig& config)
 {
-    const json* holder = &config;
-    if (std::string_view(c.key) != "itl_ms") {
-        const auto figures = config.find("reasoning_tools");
-        if (figures == config.end() || !figures->is_object())
-            return nullptr;
-        holder = &*figures;
-    }
-    const auto v = holder->find(c.key);
-    if (v == holder->end() || v->is_null())
-        return nullptr;
-    if (!c.stat)
-        return v->is_number() ? &*v : nullptr;
-    const auto stat = v->find(c.stat);
-    return stat != v->end() && stat->is_number() ? &*stat : nullptr;
+    return config.reasoningTools ? (*config.reasoningTools).*Field : std::nullopt;
 }
 
-const json* ratioOf(const json& config, const ReasoningColumn& c)
+template <auto Field> std::optional<double> ratio(const ReasoningFigures::Ratios& ratios)
 {
-    const auto figures = config.find("reasoning_tools");
-    if (figures == config.end() || !figures->is_object() || !figures->contains("ratio"))
-        return nullptr;
-    const json& ratio = (*figures)["ratio"];
-    const auto v = ratio.find(c.key);
-    if (v == ratio.end())
-        return nullptr;
-    if (!c.stat)
-        return v->is_number() ? &*v : nullptr;
-    const auto stat = v->find(c.stat);
-    return stat != v->end() && stat->is_number() ? &*stat : nullptr;
+    return ratios.*Field;
+}
+
+template <LatencyStat Stat> std::optional<double> itl(const ComparedConfig& config)
+{
+    return config.value(LatencyMetric::Itl, Stat);
+}
+
+template <auto Stat> std::optional<double> itlNoTools(const ComparedConfig& config)
+{
+    if (!config.reasoningTools || !config.reasoningTools->itlNoTools)
+        return std::nullopt;
+    return (*config.reasoningTools->itlNoTools).*Stat;
 }
 
 } // namespace
 
+using Ratios = ReasoningFigures::Ratios;
+
 const ReasoningColumn kReasoningColumns[9] = {
-    { "reasoning tok/req", "reasoning_tokens_per_request", nullptr, 1 },
-    { "answer tok/req", "answer_tokens_per_request", nullptr, 1 },
-    { "reasoning share %", "reasoning_share", nullptr, 1 },
-    { "tool-call events/req", "tool_call_events_per_request", nullptr, 1 },
-    { "tool calls/req", "tool_calls_per_request", nullptr, 2 },
-    { "ITL p50 ms", "itl_ms", "p50", 2 },
-    { "ITL p50 ms no tools", "itl_ms_no_tools", "p50", 2 },
-    { "ITL p99 ms", "itl_ms", "p99", 2 },
-    { "ITL p99 ms no tools", "itl_ms_no_tools", "p99", 2 },
+    { "reasoning tok/req", "reasoning_tokens_per_request", nullptr, 1, &figure<&ReasoningFigures::reasoningTokens>,
+        &ratio<&Ratios::reasoningTokens> },
+    { "answer tok/req", "answer_tokens_per_request", nullptr, 1, &figure<&ReasoningFigures::answerTokens>,
+        &ratio<&Ratios::answerTokens> },
+    { "reasoning share %", "reasoning_share", nullptr, 1, &figure<&ReasoningFigures::reasoningShare>,
+        &ratio<&Ratios::reasoningShare> },
+    { "tool-call events/req", "tool_call_events_per_request", nullptr, 1, &figure<&ReasoningFigures::toolCallEvents>,
+        &ratio<&Ratios::toolCallEvents> },
+    { "tool calls/req", "tool_calls_per_request", nullptr, 2, &figure<&ReasoningFigures::toolCalls>,
+        &ratio<&Ratios::toolCalls> },
+    { "ITL p50 ms", "itl_ms", "p50", 2, &itl<LatencyStat::P50>, nullptr },
+    { "ITL p50 ms no tools", "itl_ms_no_tools", "p50", 2, &itlNoTools<&SummaryDistribution::p50>,
+        &ratio<&Ratios::itlNoToolsP50> },
+    { "ITL p99 ms", "itl_ms", "p99", 2, &itl<LatencyStat::P99>, nullptr },
+    { "ITL p99 ms no tools", "itl_ms_no_tools", "p99", 2, &itlNoTools<&SummaryDistribution::p99>,
+        &ratio<&Ratios::itlNoToolsP99> },
 };
 
 json reasoningFigures(const json& summary)
@@ -120,31 +118,36 @@ void addReasoningRatios(json& figures, const json& baseFigures)
     figures["ratio"] = ratio;
 }
 
-bool armHasReasoning(const json& arm)
+bool armHasReasoning(const ComparedArm& arm)
 {
-    const auto configs = arm.find("configs");
-    if (configs == arm.end() || !configs->is_array())
-        return false;
-    for (const json& config : *configs)
-        if (config.contains("reasoning_tools") && config["reasoning_tools"].is_object())
-            return true;
-    return false;
+    return std::any_of(arm.configs.begin(), arm.configs.end(),
+        [](const ComparedConfig& config) { return config.reasoningTools.has_value(); });
 }
 
-QString reasoningCell(const json& config, const ReasoningColumn& c, bool isBaseline)
+namespace {
+
+std::optional<double> ratioOf(const ComparedConfig& config, const ReasoningColumn& c)
 {
-    const json* value = figureOf(config, c);
+    if (!c.ratio || !config.reasoningTools || !config.reasoningTools->ratio)
+        return std::nullopt;
+    return c.ratio(*config.reasoningTools->ratio);
+}
+
+} // namespace
+
+QString reasoningCell(const ComparedConfig& config, const ReasoningColumn& c, bool isBaseline)
+{
+    const std::optional<double> value = c.value(config);
     if (!value)
         return QStringLiteral("n/a");
     const bool share = std::string_view(c.key) == "reasoning_share";
-    QString text = QString::number(value->get<double>() * (share ? 100 : 1), 'f', c.decimals);
-    const json* ratio = isBaseline ? nullptr : ratioOf(config, c);
-    if (ratio)
-        text += QStringLiteral(" (%1x)").arg(ratio->get<double>(), 0, 'f', 2);
+    QString text = QString::number(*value * (share ? 100 : 1), 'f', c.decimals);
+    if (const std::optional<double> r = isBaseline ? std::nullopt : ratioOf(config, c))
+        text += QStringLiteral(" (%1x)").arg(*r, 0, 'f', 2);
     return text;
 }
 
-QString reasoningMarkdown(const json& arm)
+QString reasoningMarkdown(const ComparedArm& arm)
 {
     if (!armHasReasoning(arm))
         return {};
@@ -153,11 +156,10 @@ QString reasoningMarkdown(const json& arm)
         header << QString::fromLatin1(c.title);
     QString out = QStringLiteral("\nReasoning and tool calls:\n\n| %1 |\n|%2\n")
                       .arg(header.join(QStringLiteral(" | ")), QStringLiteral("---|").repeated(header.size()));
-    const json baseline = arm.value("baseline", json());
-    for (const json& config : arm["configs"]) {
-        QStringList row { QString::fromStdString(config.value("config", std::string())) };
+    for (const ComparedConfig& config : arm.configs) {
+        QStringList row { config.config };
         for (const ReasoningColumn& c : kReasoningColumns)
-            row << reasoningCell(config, c, config.value("config", json()) == baseline);
+            row << reasoningCell(config, c, config.config == arm.baseline);
         out += QStringLiteral("| %1 |\n").arg(row.join(QStringLiteral(" | ")));
     }
     return out
@@ -165,24 +167,23 @@ QString reasoningMarkdown(const json& arm)
             "\nPer ok request; reasoning share = reasoning / (reasoning + answer + tool-call) tokens; \"no tools\": "
             "ITL over each request's gaps before its first tool-call delta. Ratios against %1, no "
             "interval.\n")
-              .arg(QString::fromStdString(baseline.is_string() ? baseline.get<std::string>() : std::string()));
+              .arg(arm.baseline);
 }
 
-QString reasoningCsv(const json& config, const std::string& prefix)
+QString reasoningCsv(const ComparedConfig& config, const std::string& prefix)
 {
-    const auto figures = config.find("reasoning_tools");
-    if (figures == config.end() || !figures->is_object())
+    if (!config.reasoningTools)
         return {};
     QString out;
     for (const ReasoningColumn& c : kReasoningColumns) {
         if (std::string_view(c.key) == "itl_ms")
             continue; // its own rows come before
-        const json* value = figureOf(config, c);
+        const std::optional<double> value = c.value(config);
         if (!value)
             continue;
-        const json* ratio = ratioOf(config, c);
-        out += QString::asprintf("%s%s,%s,%.4f,", prefix.c_str(), c.key, c.stat ? c.stat : "", value->get<double>());
-        out += ratio ? QString::asprintf("%.4f,,,\n", ratio->get<double>()) : QStringLiteral(",,,\n");
+        out += QString::asprintf("%s%s,%s,%.4f,", prefix.c_str(), c.key, c.stat ? c.stat : "", *value);
+        const std::optional<double> r = ratioOf(config, c);
+        out += r ? QString::asprintf("%.4f,,,\n", *r) : QStringLiteral(",,,\n");
     }
     return out;
 }

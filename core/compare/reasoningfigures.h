@@ -1,5 +1,7 @@
 #pragma once
 
+#include "compare/comparisontypes.h"
+
 #include <QString>
 
 #include <nlohmann/json.hpp>
@@ -19,22 +21,25 @@ nlohmann::json reasoningFigures(const nlohmann::json& summary);
 /// These ratios have no interval.
 void addReasoningRatios(nlohmann::json& figures, const nlohmann::json& baseFigures);
 
-/// A column of the reasoning and tool-call table (`compare --format md`, the HTML report).
+/// A column of the reasoning and tool-call table (`compare --format md` and `--format csv`, the HTML report).
 struct ReasoningColumn {
     const char* title;
-    const char* key; ///< in a compare entry's `reasoning_tools`, or `itl_ms` (the entry's own, for comparison)
+    const char* key; ///< in a compare entry's `reasoning_tools` (the CSV's metric), or `itl_ms` (the entry's own)
     const char* stat; ///< nullptr for per-request figures
     int decimals;
+    std::optional<double> (*value)(const ComparedConfig& config);
+    /// Its ratio to the baseline's; nullptr where it has none (the entry's own ITL).
+    std::optional<double> (*ratio)(const ReasoningFigures::Ratios& ratios);
 };
 extern const ReasoningColumn kReasoningColumns[9];
 
-/// True when some configuration of a compareRuns() arm has reasoning or tool-call figures.
-bool armHasReasoning(const nlohmann::json& arm);
+/// True when some configuration of the arm has reasoning or tool-call figures.
+bool armHasReasoning(const ComparedArm& arm);
 /// "51.2 (1.60x)": the figure and, off the baseline, its ratio; "n/a" when the configuration has none.
-QString reasoningCell(const nlohmann::json& config, const ReasoningColumn& column, bool isBaseline);
+QString reasoningCell(const ComparedConfig& config, const ReasoningColumn& column, bool isBaseline);
 /// The arm's reasoning and tool-call table in Markdown with its explanation; empty when it has none.
-QString reasoningMarkdown(const nlohmann::json& arm);
+QString reasoningMarkdown(const ComparedArm& arm);
 /// A configuration's CSV rows for `compare --format csv` after `prefix` ("arm,config,"); empty when it has none.
-QString reasoningCsv(const nlohmann::json& config, const std::string& prefix);
+QString reasoningCsv(const ComparedConfig& config, const std::string& prefix);
 
 } // namespace ks

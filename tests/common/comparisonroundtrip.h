@@ -22,11 +22,20 @@ inline nlohmann::json comparedChecked(const RunFile& file, const CompareOptions&
         QTest::qVerify(arm.rest.empty(), "arm.rest.empty()",
             qPrintable(QStringLiteral("arm keys not named: %1").arg(QString::fromStdString(arm.rest.dump()))), where,
             line);
-        for (const ComparedConfig& config : arm.configs)
+        for (const ComparedConfig& config : arm.configs) {
             QTest::qVerify(config.rest.empty(), "config.rest.empty()",
                 qPrintable(
                     QStringLiteral("configuration keys not named: %1").arg(QString::fromStdString(config.rest.dump()))),
                 where, line);
+            if (const auto& figures = config.reasoningTools) {
+                const nlohmann::json left = { { "figures", figures->rest },
+                    { "ratio", figures->ratio ? figures->ratio->rest : nlohmann::json::object() } };
+                QTest::qVerify(figures->rest.empty() && left["ratio"].empty(), "reasoningTools->rest.empty()",
+                    qPrintable(
+                        QStringLiteral("reasoning_tools keys not named: %1").arg(QString::fromStdString(left.dump()))),
+                    where, line);
+            }
+        }
     }
     return typed;
 }

@@ -110,6 +110,43 @@ private slots:
         QVERIFY(!typed[0].gentle);
     }
 
+    // reasoning_tools is typed too: its unknown and wrong-typed keys survive inside it, at both levels.
+    void reasoningFiguresKeepWhatTheyDoNotName()
+    {
+        QString error;
+        CompareOptions options;
+        options.resamples = 0;
+        nlohmann::json json = comparisonAssembly(fixture(), options, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        json[0]["configs"][0]["reasoning_tools"] = { { "reasoning_tokens_per_request", 30.0 }, { "ok", 4.0 },
+            { "itl_ms_no_tools", { { "p50", 10.0 }, { "p99", 12.0 } } }, { "ratio", nlohmann::json::object() } };
+        json[0]["configs"][1]["reasoning_tools"] = { { "reasoning_tokens_per_request", 60 }, // an integer
+            { "tool_calls_per_request", 2.0 }, { "ok", 4.0 }, { "newer", "x" },
+            { "ratio",
+                { { "reasoning_tokens_per_request", 2.0 }, { "itl_ms_no_tools", { { "p50", 2.0 }, { "p90", 1.5 } } },
+                    { "later", 1 } } } };
+        const Comparison typed = comparisonFromJson(json);
+        QCOMPARE(comparisonToJson(typed).dump(), json.dump());
+        const ReasoningFigures& a = *typed[0].configs[0].reasoningTools;
+        QCOMPARE(*a.reasoningTokens, 30.0);
+        QCOMPARE(*a.itlNoTools->p99, 12.0);
+        QVERIFY(a.ratio && !a.ratio->reasoningTokens);
+        QVERIFY(a.rest.empty());
+        const ReasoningFigures& b = *typed[0].configs[1].reasoningTools;
+        QCOMPARE(*b.reasoningTokens, 60.0); // read, and kept as written
+        QVERIFY(b.rest.contains("reasoning_tokens_per_request"));
+        QVERIFY(b.rest.contains("newer"));
+        QCOMPARE(*b.toolCalls, 2.0);
+        QCOMPARE(*b.ratio->reasoningTokens, 2.0);
+        QVERIFY(b.ratio->rest.contains("later"));
+        QVERIFY(b.ratio->rest.contains("itl_ms_no_tools")); // p90 is not a ratio compare writes
+        json[0]["configs"][1]["reasoning_tools"] = "not an object";
+        const Comparison odd = comparisonFromJson(json);
+        QVERIFY(!odd[0].configs[1].reasoningTools);
+        QVERIFY(odd[0].configs[1].rest.contains("reasoning_tools"));
+        QCOMPARE(comparisonToJson(odd).dump(), json.dump());
+    }
+
     void notAnArrayIsAnEmptyComparison()
     {
         QVERIFY(comparisonFromJson(nlohmann::json()).empty());

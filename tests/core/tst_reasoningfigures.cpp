@@ -89,6 +89,14 @@ private slots:
         QCOMPARE(ratio["tool_calls_per_request"].get<double>(), 2.0);
         QCOMPARE(ratio["itl_ms_no_tools"]["p50"].get<double>(), 2.0);
         QCOMPARE(ratio["itl_ms_no_tools"]["p99"].get<double>(), 2.0);
+        // The typed comparison reads the same figures.
+        const Comparison typed = comparisonFromJson(arms);
+        const ReasoningFigures& tb = *typed[0].configs[1].reasoningTools;
+        QCOMPARE(*tb.reasoningTokens, 60.0);
+        QCOMPARE(*tb.itlNoTools->p99, 20.0);
+        QCOMPARE(*tb.ratio->toolCalls, 2.0);
+        QCOMPARE(*tb.ratio->itlNoToolsP50, 2.0);
+        QVERIFY(armHasReasoning(typed[0]));
         // The 5 tool-call gaps of 1 ms among 44 leave ITL p50 at the reasoning gap.
         QCOMPARE(arms[0]["configs"][0]["itl_ms"]["p50"].get<double>(), 10.0);
 
@@ -139,7 +147,7 @@ private slots:
         options.slo = experimentSlo(file.experiment);
         const nlohmann::json arms = test::comparedChecked(file, options, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        for (const nlohmann::json& arm : arms)
+        for (const ComparedArm& arm : comparisonFromJson(arms))
             QVERIFY(!armHasReasoning(arm));
         QCOMPARE(compareMarkdown(arms).toUtf8(), golden("fixture-compare.md"));
         QCOMPARE(compareCsv(arms).toUtf8(), golden("fixture-compare.csv"));

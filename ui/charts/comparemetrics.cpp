@@ -8,40 +8,35 @@ namespace ks {
 
 namespace {
 
-using json = nlohmann::json;
-
 QString tr(const char* text)
 {
     return QCoreApplication::translate("ComparePage", text);
 }
 
-double numberIn(const json& object, const char* key, const char* stat = nullptr)
-{
-    const auto v = object.find(key);
-    if (v == object.end())
-        return 0;
-    if (!stat)
-        return v->is_number() ? v->get<double>() : 0;
-    const auto s = v->is_object() ? v->find(stat) : v->end();
-    return v->is_object() && s != v->end() && s->is_number() ? s->get<double>() : 0;
-}
-
-const json& figuresOf(const ComparedConfig& config)
-{
-    static const json kNone = json::object();
-    return config.reasoningTools.is_object() ? config.reasoningTools : kNone;
-}
-
 bool configHas(const ComparedConfig& config, const QString& key)
 {
-    const json& f = figuresOf(config);
+    const std::optional<ReasoningFigures>& f = config.reasoningTools;
+    if (!f)
+        return false;
     if (key == QLatin1String("reasoning"))
-        return f.contains("reasoning_tokens_per_request");
+        return f->reasoningTokens.has_value();
     if (key == QLatin1String("tool-calls"))
-        return f.contains("tool_calls_per_request");
+        return f->toolCalls.has_value();
     if (key == QLatin1String("itl-no-tools"))
-        return f.contains("itl_ms_no_tools") && f["itl_ms_no_tools"].is_object();
+        return f->itlNoTools.has_value();
     return false;
+}
+
+// A figure of `config`'s reasoning and tool calls, 0 where it has none (a bar of nothing).
+double figureOf(const ComparedConfig& config, std::optional<double> ReasoningFigures::*field)
+{
+    return config.reasoningTools ? ((*config.reasoningTools).*field).value_or(0) : 0;
+}
+
+double itlNoToolsOf(const ComparedConfig& config, std::optional<double> SummaryDistribution::*stat)
+{
+    const std::optional<ReasoningFigures>& f = config.reasoningTools;
+    return f && f->itlNoTools ? ((*f->itlNoTools).*stat).value_or(0) : 0;
 }
 
 } // namespace
@@ -86,16 +81,17 @@ MetricBars reasoningBars(const ComparedArm& arm, const QString& key)
         bars.yLabel = tr("ms");
     }
     for (const ComparedConfig& config : arm.configs) {
-        const json& f = figuresOf(config);
         if (key == QLatin1String("reasoning"))
-            bars.values.push_back({ numberIn(f, "reasoning_tokens_per_request"),
-                numberIn(f, "answer_tokens_per_request"), numberIn(f, "tool_call_events_per_request") });
+            bars.values.push_back({ figureOf(config, &ReasoningFigures::reasoningTokens),
+                figureOf(config, &ReasoningFigures::answerTokens),
+                figureOf(config, &ReasoningFigures::toolCallEvents) });
         else if (key == QLatin1String("tool-calls"))
-            bars.values.push_back({ numberIn(f, "tool_calls_per_request") });
+            bars.values.push_back({ figureOf(config, &ReasoningFigures::toolCalls) });
         else
             bars.values.push_back({ config.value(LatencyMetric::Itl, LatencyStat::P50).value_or(0),
-                numberIn(f, "itl_ms_no_tools", "p50"), config.value(LatencyMetric::Itl, LatencyStat::P99).value_or(0),
-                numberIn(f, "itl_ms_no_tools", "p99") });
+                itlNoToolsOf(config, &SummaryDistribution::p50),
+                config.value(LatencyMetric::Itl, LatencyStat::P99).value_or(0),
+                itlNoToolsOf(config, &SummaryDistribution::p99) });
     }
     return bars;
 }

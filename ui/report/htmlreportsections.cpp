@@ -117,7 +117,7 @@ QString diagnoses(const ComparedArm& arm)
 }
 
 // Reasoning and tool calls per ok request, one row per configuration, when the arm has them.
-QString reasoningTools(const json& arm)
+QString reasoningTools(const ks::ComparedArm& arm)
 {
     if (!ks::armHasReasoning(arm))
         return {};
@@ -125,11 +125,11 @@ QString reasoningTools(const json& arm)
     for (const ks::ReasoningColumn& c : ks::kReasoningColumns)
         header << esc(QString::fromLatin1(c.title));
     QString body;
-    for (const json& config : arm.value("configs", json::array())) {
+    for (const ks::ComparedConfig& config : arm.configs) {
         QStringList cells;
         for (const ks::ReasoningColumn& c : ks::kReasoningColumns)
-            cells << esc(ks::reasoningCell(config, c, config.value("config", json()) == arm.value("baseline", json())));
-        body += row(cells, esc(config.value("config", std::string())));
+            cells << esc(ks::reasoningCell(config, c, config.config == arm.baseline));
+        body += row(cells, esc(config.config));
     }
     return QStringLiteral("<h3>Reasoning and tool calls</h3>\n") + table(header, body)
         + paragraph(QStringLiteral("Per ok request; reasoning share: of every generated token (reasoning, answer and "
@@ -273,9 +273,9 @@ QString htmlArmSection(const ComparedArm& arm, const QString& id, const QString&
         out += paragraph(esc(QStringLiteral("Note: %1.").arg(*arm.note)));
     if (arm.warning)
         out += paragraph(QStringLiteral("<b>Warning:</b> ") + esc(*arm.warning), "warn");
-    // The objects compare passes on as they are (reasoning, TTFT split, repeats) are read from its JSON.
+    // The objects compare passes on as they are (TTFT split, repeats) are read from its JSON.
     const json armJson = comparedArmToJson(arm);
-    out += diagnoses(arm) + reasoningTools(armJson) + ttftSplit(armJson) + repeats(armJson);
+    out += diagnoses(arm) + reasoningTools(arm) + ttftSplit(armJson) + repeats(armJson);
     return out + charts + QStringLiteral("</section>\n");
 }
 
