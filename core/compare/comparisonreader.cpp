@@ -152,17 +152,23 @@ std::optional<RunToRun> runToRunOf(const json& v)
     return rest.empty() ? std::optional(r) : std::nullopt;
 }
 
+// The five figures `reasoning_tools` and its `ratio` both have, by the same names.
+template <typename Figures> void takePerRequest(json& from, Figures& f)
+{
+    take(from, "reasoning_tokens_per_request", f.reasoningTokens);
+    take(from, "answer_tokens_per_request", f.answerTokens);
+    take(from, "tool_call_events_per_request", f.toolCallEvents);
+    take(from, "tool_calls_per_request", f.toolCalls);
+    take(from, "reasoning_share", f.reasoningShare);
+}
+
 // `ratio` inside `reasoning_tools`; what it does not name stays in its own `rest`.
 bool reasoningRatiosOf(const json& v, ReasoningFigures::Ratios& r)
 {
     if (!v.is_object())
         return false;
     json rest = v;
-    take(rest, "reasoning_tokens_per_request", r.reasoningTokens);
-    take(rest, "answer_tokens_per_request", r.answerTokens);
-    take(rest, "tool_call_events_per_request", r.toolCallEvents);
-    take(rest, "tool_calls_per_request", r.toolCalls);
-    take(rest, "reasoning_share", r.reasoningShare);
+    takePerRequest(rest, r);
     takeWith(rest, "itl_ms_no_tools", [&](const json& itl) {
         if (!itl.is_object())
             return false;
@@ -182,11 +188,7 @@ bool reasoningFiguresOf(const json& v, std::optional<ReasoningFigures>& out)
         return false;
     json rest = v;
     ReasoningFigures f;
-    take(rest, "reasoning_tokens_per_request", f.reasoningTokens);
-    take(rest, "answer_tokens_per_request", f.answerTokens);
-    take(rest, "tool_call_events_per_request", f.toolCallEvents);
-    take(rest, "tool_calls_per_request", f.toolCalls);
-    take(rest, "reasoning_share", f.reasoningShare);
+    takePerRequest(rest, f);
     take(rest, "ok", f.ok);
     takeWith(
         rest, "itl_ms_no_tools", [&](const json& d) { return bool(f.itlNoTools = summaryDistributionFromJson(d)); });

@@ -53,25 +53,27 @@ void putNumber(json& to, const char* key, const std::optional<double>& v)
         put(to, key, *v);
 }
 
+// The five figures `reasoning_tools` and its `ratio` both have, by the same names.
+template <typename Figures> void putPerRequest(json& to, const Figures& f)
+{
+    putNumber(to, "reasoning_tokens_per_request", f.reasoningTokens);
+    putNumber(to, "answer_tokens_per_request", f.answerTokens);
+    putNumber(to, "tool_call_events_per_request", f.toolCallEvents);
+    putNumber(to, "tool_calls_per_request", f.toolCalls);
+    putNumber(to, "reasoning_share", f.reasoningShare);
+}
+
 json reasoningFiguresJson(const ReasoningFigures& f)
 {
     json j = f.rest;
-    putNumber(j, "reasoning_tokens_per_request", f.reasoningTokens);
-    putNumber(j, "answer_tokens_per_request", f.answerTokens);
-    putNumber(j, "tool_call_events_per_request", f.toolCallEvents);
-    putNumber(j, "tool_calls_per_request", f.toolCalls);
-    putNumber(j, "reasoning_share", f.reasoningShare);
+    putPerRequest(j, f);
     putNumber(j, "ok", f.ok);
     if (f.itlNoTools)
         put(j, "itl_ms_no_tools", summaryDistributionToJson(*f.itlNoTools));
     if (f.ratio) {
         const ReasoningFigures::Ratios& r = *f.ratio;
         json ratio = r.rest;
-        putNumber(ratio, "reasoning_tokens_per_request", r.reasoningTokens);
-        putNumber(ratio, "answer_tokens_per_request", r.answerTokens);
-        putNumber(ratio, "tool_call_events_per_request", r.toolCallEvents);
-        putNumber(ratio, "tool_calls_per_request", r.toolCalls);
-        putNumber(ratio, "reasoning_share", r.reasoningShare);
+        putPerRequest(ratio, r);
         if (r.itlNoToolsP50 || r.itlNoToolsP99) {
             json itl = json::object();
             putNumber(itl, "p50", r.itlNoToolsP50);
