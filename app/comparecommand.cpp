@@ -225,14 +225,13 @@ int compareCommand(const QStringList& arguments)
     for (ks::ComparedArm& arm : comparison) // the search's result rides on its arm (docs/formats.md, "Search")
         if (file.search.is_object() && arm.arm.toStdString() == file.search.value("arm", std::string()))
             arm.search = ks::searchJson(file.search);
-    const nlohmann::json arms = ks::comparisonToJson(comparison);
     if (parser.isSet(QStringLiteral("json")))
-        std::printf("%s\n", arms.dump(2).c_str());
+        std::printf("%s\n", ks::comparisonToJson(comparison).dump(2).c_str());
     else if (format == QLatin1String("csv"))
-        std::fputs(qPrintable(ks::compareCsv(arms)), stdout);
+        std::fputs(qPrintable(ks::compareCsv(comparison)), stdout);
     else
         std::fputs(
-            qPrintable(ks::compareMarkdown(arms)
+            qPrintable(ks::compareMarkdown(comparison)
                 + (file.search.is_object() ? QStringLiteral("\n") + ks::searchMarkdown(file.search) : QString())),
             stdout);
     if (conditions.empty())

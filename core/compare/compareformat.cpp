@@ -114,13 +114,13 @@ QString number(const nlohmann::json& v, int decimals)
     return v.is_number() ? QString::number(v.get<double>(), 'f', decimals) : QStringLiteral("n/a");
 }
 
-QString sweepMarkdown(const nlohmann::json& arm)
+// A sweep's own entry: its `sweep` object, passed on as compare made it (docs/formats.md, "Sweeps").
+QString sweepMarkdown(const ComparedArm& arm)
 {
-    const nlohmann::json& sweep = arm["sweep"];
+    const nlohmann::json& sweep = arm.sweep;
     const bool rate = sweep.value("over", std::string("rate")) == "rate";
     QString out = QStringLiteral("## %1 (sweep over %2)\n\n")
-                      .arg(QString::fromStdString(arm["arm"].get<std::string>()),
-                          rate ? QStringLiteral("rate") : QStringLiteral("concurrency"));
+                      .arg(arm.arm, rate ? QStringLiteral("rate") : QStringLiteral("concurrency"));
     out += sweepCapacityLine(arm) + QStringLiteral(".\n\n");
     out += QStringLiteral("| config | step | achieved req/s | TTFT p50 ms | TTFT p99 ms | TPOT p50 ms | TPOT p99 ms | "
                           "verdict |\n|---|---|---|---|---|---|---|---|\n");
@@ -135,9 +135,12 @@ QString sweepMarkdown(const nlohmann::json& arm)
                                                               : QStringLiteral("breaks SLO");
             out += QStringLiteral("| %1 | %2 | %3 | %4 | %5 | %6 | %7 | %8 |\n")
                        .arg(QString::fromStdString(config.get<std::string>()),
-                           QString::fromStdString(run.substr(run.find('/') + 1)), number(p["achieved_req_per_s"], 2),
-                           number(p["ttft_p50_ms"], 1), number(p["ttft_p99_ms"], 1), number(p["tpot_p50_ms"], 1),
-                           number(p["tpot_p99_ms"], 1), verdict);
+                           QString::fromStdString(run.substr(run.find('/') + 1)),
+                           number(p.value("achieved_req_per_s", nlohmann::json()), 2),
+                           number(p.value("ttft_p50_ms", nlohmann::json()), 1),
+                           number(p.value("ttft_p99_ms", nlohmann::json()), 1),
+                           number(p.value("tpot_p50_ms", nlohmann::json()), 1),
+                           number(p.value("tpot_p99_ms", nlohmann::json()), 1), verdict);
         }
     }
     out += QStringLiteral("\nCapacity: the highest step whose every repeat met the SLO at p99 and, for rate steps, "
@@ -145,31 +148,31 @@ QString sweepMarkdown(const nlohmann::json& arm)
     const nlohmann::json stops = sweep.value("stop", nlohmann::json::object());
     for (const auto& [config, reason] : stops.items())
         out += QStringLiteral("%1 stopped early: %2.\n")
-                   .arg(QString::fromStdString(config), QString::fromStdString(reason.get<std::string>()));
+                   .arg(QString::fromStdString(config),
+                       reason.is_string() ? QString::fromStdString(reason.get<std::string>()) : QString());
     return out + QLatin1Char('\n');
 }
 
 // Where TTFT went, per configuration, from the server's own figures
 // (docs/metrics.md): each line names its source; a configuration without one
 // says so instead of showing nothing, or a guess.
-QString ttftSplitMarkdown(const nlohmann::json& arm)
+QString ttftSplitMarkdown(const ComparedArm& arm)
 {
     QString out;
     bool anySplit = false;
-    for (const auto& config : arm["configs"]) {
-        const QString label = QString::fromStdString(config["config"].get<std::string>());
-        const nlohmann::json split = config.value("ttft_split_ms", nlohmann::json());
+    for (const ComparedConfig& config : arm.configs) {
+        const nlohmann::json& split = config.ttftSplitMs;
         if (!split.is_object()) {
-            out += QStringLiteral("- %1: no split: %2\n").arg(label, noTtftSplitReason());
+            out += QStringLiteral("- %1: no split: %2\n").arg(config.config, noTtftSplitReason());
             continue;
         }
         anySplit = true;
         out += QStringLiteral("- %1, from %2 (%3 requests): queue %4; prefill %5; rest %6 ms\n")
-                   .arg(label, QString::fromStdString(split.value("source", std::string())),
-                       number(split.value("requests", nlohmann::json()), 0), ttftSplitPartText(split, "queue"),
-                       ttftSplitPartText(split, "prefill"), ttftSplitPartText(split, "rest"));
+                   .arg(config.config, ttftSplitSource(split), ttftSplitRequestsText(split),
+                       ttftSplitPartText(split, "queue"), ttftSplitPartText(split, "prefill"),
+                       ttftSplitPartText(split, "rest"));
     }
-    if (!anySplit && arm["configs"].size() > 0)
+    if (!anySplit && !arm.configs.empty())
         return QStringLiteral("TTFT split: none: %1.\n").arg(noTtftSplitReason());
     return QStringLiteral("TTFT split (queue, prefill, rest), from the server's own figures as named on each line; "
                           "llamacpp-timings: per request; vllm-histograms: exact means, percentiles known only to "
@@ -178,15 +181,14 @@ QString ttftSplitMarkdown(const nlohmann::json& arm)
 }
 
 // The images each configuration's requests carried, when any did.
-QString imagesMarkdown(const nlohmann::json& arm)
+QString imagesMarkdown(const ComparedArm& arm)
 {
     QStringList parts;
-    for (const auto& config : arm["configs"]) {
-        const nlohmann::json images = config.value("images", nlohmann::json());
+    for (const ComparedConfig& config : arm.configs) {
+        const nlohmann::json& images = config.images;
         if (images.is_object())
             parts << QStringLiteral("%1 %2 (p50 %3 a request, %4 KB p50 / %5 KB p99 a request)")
-                         .arg(QString::fromStdString(config["config"].get<std::string>()),
-                             number(images.value("total", nlohmann::json()), 0),
+                         .arg(config.config, number(images.value("total", nlohmann::json()), 0),
                              number(images.value("per_request_p50", nlohmann::json()), 0),
                              number(images.value("bytes_p50", 0.0) / 1024, 0),
                              number(images.value("bytes_p99", 0.0) / 1024, 0));
@@ -194,38 +196,17 @@ QString imagesMarkdown(const nlohmann::json& arm)
     return parts.isEmpty() ? QString() : QStringLiteral("Images: %1.\n").arg(parts.join(QStringLiteral("; ")));
 }
 
-QString repeatsMarkdown(const nlohmann::json& arm)
+QString repeatsMarkdown(const ComparedArm& arm)
 {
     QString out;
-    for (const auto& config : arm["configs"]) {
-        const auto repeats = config.find("repeats");
-        if (repeats == config.end())
-            continue;
-        const nlohmann::json spread = (*repeats)["spread"];
-        QStringList parts;
-        for (const auto& [key, label] : { std::pair { "ttft_ms", "TTFT p50" }, std::pair { "tpot_ms", "TPOT p50" } }) {
-            if (!spread.contains(key))
-                continue;
-            const nlohmann::json& s = spread[key]["p50"];
-            QString part = QStringLiteral("%1 mean %2 ms, CV %3 %")
-                               .arg(QLatin1String(label), number(s["mean"], 1))
-                               .arg(s.value("cv", 0.0) * 100, 0, 'f', 1);
-            if (s["t_ci95"].is_array())
-                part += QStringLiteral(", t-interval [%1, %2]")
-                            .arg(number(s["t_ci95"][0], 1), number(s["t_ci95"][1], 1));
-            parts << part;
-        }
-        out += QStringLiteral("Repeats of %1 (%2 runs): %3.\n")
-                   .arg(QString::fromStdString(config["config"].get<std::string>()))
-                   .arg((*repeats)["n"].get<int>())
-                   .arg(parts.join(QStringLiteral("; ")));
-    }
+    for (const ComparedConfig& config : arm.configs)
+        if (config.repeats)
+            out += QStringLiteral("Repeats of %1 (%2 runs): %3.\n")
+                       .arg(config.config)
+                       .arg(config.repeats->n)
+                       .arg(repeatsSpreadText(*config.repeats));
     return out;
 }
-
-} // namespace
-
-namespace {
 
 // "(gentle)" with its own definition beside the peak-waiting column: a short
 // opening burst can queue a few scrapes and still leave the arm gentle.
@@ -239,6 +220,25 @@ QString gentleMark(const ComparedConfig& config)
 }
 
 } // namespace
+
+QString repeatsSpreadText(const RepeatFigures& repeats)
+{
+    QStringList parts;
+    for (const auto& [metric, label] :
+        { std::pair { LatencyMetric::Ttft, "TTFT p50" }, std::pair { LatencyMetric::Tpot, "TPOT p50" } }) {
+        const std::optional<RoundsSpread>& s = repeats.spread(metric, LatencyStat::P50);
+        if (!s)
+            continue;
+        QString part = QStringLiteral("%1 mean %2 ms, CV %3 %")
+                           .arg(QLatin1String(label), QString::number(s->mean, 'f', 1))
+                           .arg(s->cv * 100, 0, 'f', 1);
+        if (s->tCi95)
+            part += QStringLiteral(", t-interval [%1, %2]")
+                        .arg(QString::number(s->tCi95->low, 'f', 1), QString::number(s->tCi95->high, 'f', 1));
+        parts << part;
+    }
+    return parts.join(QStringLiteral("; "));
+}
 
 QString specDecodeLine(const ComparedArm& arm)
 {
@@ -263,26 +263,23 @@ QString specDecodeLine(const nlohmann::json& arm)
     return specDecodeLine(comparedArmFromJson(arm));
 }
 
-QString compareMarkdown(const nlohmann::json& arms)
+QString compareMarkdown(const Comparison& comparison)
 {
     QString out;
-    for (const auto& arm : arms) {
-        if (arm.contains("sweep")) {
+    for (const ComparedArm& arm : comparison) {
+        if (arm.isSweep()) {
             out += sweepMarkdown(arm);
             continue;
         }
-        out += QStringLiteral("## %1 (baseline %2)\n\n")
-                   .arg(QString::fromStdString(arm["arm"].get<std::string>()),
-                       QString::fromStdString(arm["baseline"].get<std::string>()));
+        out += QStringLiteral("## %1 (baseline %2)\n\n").arg(arm.arm, arm.baseline);
         QStringList header { QStringLiteral("config") };
         for (const CompareColumn& c : kCompareColumns)
             header << QString::fromLatin1(c.title);
         header << QStringLiteral("errors") << QStringLiteral("peak waiting");
         out += QStringLiteral("| %1 |\n|%2\n")
                    .arg(header.join(QStringLiteral(" | ")), QStringLiteral("---|").repeated(header.size()));
-        const ComparedArm typed = comparedArmFromJson(arm);
-        for (const ComparedConfig& config : typed.configs) {
-            const bool isBaseline = config.config == typed.baseline;
+        for (const ComparedConfig& config : arm.configs) {
+            const bool isBaseline = config.config == arm.baseline;
             QStringList row { config.config + gentleMark(config)
                 + (config.workloadDiffers.value_or(false) ? QStringLiteral(" (different workload)") : QString()) };
             for (const CompareColumn& c : kCompareColumns)
@@ -291,25 +288,23 @@ QString compareMarkdown(const nlohmann::json& arms)
             row << (config.maxWaiting ? QString::number(*config.maxWaiting) : QStringLiteral("n/a"));
             out += QStringLiteral("| %1 |\n").arg(row.join(QStringLiteral(" | ")));
         }
-        out += QStringLiteral("\nRatios are against %1; %2.\n").arg(typed.baseline, intervalLegend(typed));
-        for (const QString& line : intervalLines(typed))
+        out += QStringLiteral("\nRatios are against %1; %2.\n").arg(arm.baseline, intervalLegend(arm));
+        for (const QString& line : intervalLines(arm))
             out += line + QLatin1Char('\n');
-        if (const QStringList bounds = sloBounds(arm.value("slo", nlohmann::json())); !bounds.isEmpty())
+        if (const QStringList bounds = arm.slo ? sloBounds(*arm.slo) : QStringList(); !bounds.isEmpty())
             out += QStringLiteral("Goodput counts requests meeting %1.\n").arg(bounds.join(QStringLiteral(" and ")));
         else
             out += QStringLiteral("No SLO set: goodput equals throughput.\n");
-        for (const QString& line : diagnosisLines(typed))
+        for (const QString& line : diagnosisLines(arm))
             out += line + QLatin1Char('\n');
-        out += reasoningMarkdown(typed);
-        if (const QString spec = specDecodeLine(typed); !spec.isEmpty())
+        out += reasoningMarkdown(arm);
+        if (const QString spec = specDecodeLine(arm); !spec.isEmpty())
             out += spec + QStringLiteral(".\n");
-        out += ttftSplitMarkdown(arm);
-        out += imagesMarkdown(arm);
-        out += repeatsMarkdown(arm);
-        if (arm.contains("note"))
-            out += QStringLiteral("Note: %1.\n").arg(QString::fromStdString(arm["note"].get<std::string>()));
-        if (arm.contains("warning"))
-            out += QStringLiteral("WARNING: %1\n").arg(QString::fromStdString(arm["warning"].get<std::string>()));
+        out += ttftSplitMarkdown(arm) + imagesMarkdown(arm) + repeatsMarkdown(arm);
+        if (arm.note)
+            out += QStringLiteral("Note: %1.\n").arg(*arm.note);
+        if (arm.warning)
+            out += QStringLiteral("WARNING: %1\n").arg(*arm.warning);
         out += QLatin1Char('\n');
     }
     return out;
@@ -337,74 +332,76 @@ QString withEmptyTail(QString rows)
     return rows.replace(QLatin1Char('\n'), QStringLiteral(",,,\n"));
 }
 
+// A rate column and its ratio; error_rate has none.
+struct RateRow {
+    const char* key;
+    double ComparedConfig::*value;
+    std::optional<double> ComparedConfig::*ratio;
+};
+const RateRow kRateRows[] = { { "req_per_s", &ComparedConfig::reqPerS, &ComparedConfig::reqPerSRatio },
+    { "out_tok_per_s", &ComparedConfig::outTokPerS, &ComparedConfig::outTokPerSRatio },
+    { "goodput_req_per_s", &ComparedConfig::goodputReqPerS, &ComparedConfig::goodputRatio },
+    { "error_rate", &ComparedConfig::errorRate, nullptr } };
+
 } // namespace
 
-QString compareCsv(const nlohmann::json& arms)
+QString compareCsv(const Comparison& comparison)
 {
     QString out;
     out += QStringLiteral("arm,config,metric,stat,value,ratio,ratio_low,ratio_high,significant,method,"
                           "run_to_run_measured,rounds_needed\n");
-    for (const auto& arm : arms) {
-        if (const auto sweep = arm.find("sweep"); sweep != arm.end()) {
-            const nlohmann::json capacities = sweep->value("capacity", nlohmann::json::object());
+    for (const ComparedArm& arm : comparison) {
+        const std::string armName = arm.arm.toStdString();
+        if (arm.isSweep()) {
+            const nlohmann::json capacities = arm.sweep.value("capacity", nlohmann::json::object());
             for (const auto& [config, capacity] : capacities.items())
-                out += QString::asprintf("%s,%s,capacity,,%s,,,,,,,\n", arm["arm"].get<std::string>().c_str(),
-                    config.c_str(), capacity.is_number() ? qPrintable(QString::number(capacity.get<double>())) : "");
+                out += QString::asprintf("%s,%s,capacity,,%s,,,,,,,\n", armName.c_str(), config.c_str(),
+                    capacity.is_number() ? qPrintable(QString::number(capacity.get<double>())) : "");
         }
-        for (const auto& config : arm["configs"]) {
+        for (const ComparedConfig& config : arm.configs) {
             // A configuration that ran another workload keeps the mark in every row that names it.
-            const std::string prefix = arm["arm"].get<std::string>() + ',' + config["config"].get<std::string>()
-                + (config.value("workload_differs", false) ? " (different workload)" : "") + ',';
-            const ComparedConfig typed = comparedConfigFromJson(config);
-            const nlohmann::json ratios = config.value("ratio", nlohmann::json::object());
-            const nlohmann::json intervals = config.value("ratio_ci95", nlohmann::json::object());
-            for (const char* key : { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" }) {
-                if (config[key].is_null())
-                    continue;
-                for (const char* stat : { "p50", "p95", "p99" }) {
-                    if (!config[key].contains(stat) || !config[key][stat].is_number())
-                        continue; // a summary-only import whose tool does not report it
-                    const auto ratio = ratios.value(key, nlohmann::json::object());
-                    const auto ci = intervals.value(key, nlohmann::json::object());
+            const std::string prefix = armName + ',' + config.config.toStdString()
+                + (config.workloadDiffers.value_or(false) ? " (different workload)" : "") + ',';
+            for (LatencyMetric metric : kLatencyMetrics)
+                for (LatencyStat stat : kLatencyStats) {
+                    const std::optional<double> value = config.value(metric, stat);
+                    if (!value)
+                        continue; // no such latency, or a summary-only import whose tool does not report it
+                    const ComparedStat& cell = config.stat(metric, stat);
                     out += QString::asprintf(
-                        "%s%s,%s,%.4f,", prefix.c_str(), key, stat, config[key][stat].get<double>());
-                    const bool significant = config.value("significant", nlohmann::json::object())
-                                                 .value(key, nlohmann::json::object())
-                                                 .value(stat, false);
-                    const bool hasInterval = ratio.contains(stat) && ci.contains(stat);
+                        "%s%s,%s,%.4f,", prefix.c_str(), latencyKey(metric), statKey(stat), *value);
+                    const bool hasInterval = cell.ratio && cell.ratioCi;
                     if (hasInterval)
-                        out += QString::asprintf("%.4f,%.4f,%.4f,%s", ratio[stat].get<double>(),
-                            ci[stat][0].get<double>(), ci[stat][1].get<double>(), significant ? "true" : "false");
-                    else if (ratio.contains(stat)) // ratios without intervals (resamples 0)
-                        out += QString::asprintf("%.4f,,,", ratio[stat].get<double>());
+                        out += QString::asprintf("%.4f,%.4f,%.4f,%s", *cell.ratio, cell.ratioCi->low,
+                            cell.ratioCi->high, cell.significant.value_or(false) ? "true" : "false");
+                    else if (cell.ratio) // ratios without intervals (resamples 0)
+                        out += QString::asprintf("%.4f,,,", *cell.ratio);
                     else
                         out += QStringLiteral(",,,");
-                    out += QString::fromStdString(csvTail(typed, key, stat, hasInterval));
+                    out += QString::fromStdString(csvTail(config, latencyKey(metric), statKey(stat), hasInterval));
                 }
-            }
-            for (const char* key : { "req_per_s", "out_tok_per_s", "goodput_req_per_s", "error_rate" }) {
-                out += QString::asprintf("%s%s,,%.4f,", prefix.c_str(), key, config[key].get<double>());
-                if (ratios.contains(key))
-                    out += QString::asprintf("%.4f,,,,,,\n", ratios[key].get<double>());
+            for (const RateRow& rate : kRateRows) {
+                out += QString::asprintf("%s%s,,%.4f,", prefix.c_str(), rate.key, config.*rate.value);
+                if (rate.ratio && config.*rate.ratio)
+                    out += QString::asprintf("%.4f,,,,,,\n", *(config.*rate.ratio));
                 else
                     out += QStringLiteral(",,,,,,\n");
             }
-            out += withEmptyTail(reasoningCsv(typed, prefix));
+            out += withEmptyTail(reasoningCsv(config, prefix));
         }
     }
     return out;
 }
 
-// The tables are still written from the JSON (the arms' sweep, reasoning and
-// repeats objects are read there); the same bytes either way.
-QString compareMarkdown(const Comparison& comparison)
+// Hand-made or older JSON: read into the types first, so both give the same bytes.
+QString compareMarkdown(const nlohmann::json& arms)
 {
-    return compareMarkdown(comparisonToJson(comparison));
+    return compareMarkdown(comparisonFromJson(arms));
 }
 
-QString compareCsv(const Comparison& comparison)
+QString compareCsv(const nlohmann::json& arms)
 {
-    return compareCsv(comparisonToJson(comparison));
+    return compareCsv(comparisonFromJson(arms));
 }
 
 } // namespace ks

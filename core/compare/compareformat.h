@@ -31,10 +31,14 @@ QString compareCell(const ComparedConfig& config, const CompareColumn& column, b
 /// an arm's spec_acceptance and spec_mean_accepted; empty when no configuration has them.
 QString specDecodeLine(const nlohmann::json& arm);
 QString specDecodeLine(const ComparedArm& arm);
-/// The output of `compare --format md` and `--format csv` for compareRuns() JSON.
-QString compareMarkdown(const nlohmann::json& arms);
-QString compareCsv(const nlohmann::json& arms);
+/// "TTFT p50 mean 812.3 ms, CV 4.1 %, t-interval [790.2, 834.4]; TPOT p50 ...": the spread of a
+/// configuration's repeats, as `compare --format md` and the HTML report give it.
+QString repeatsSpreadText(const RepeatFigures& repeats);
+/// The output of `compare --format md` and `--format csv`.
 QString compareMarkdown(const Comparison& comparison);
 QString compareCsv(const Comparison& comparison);
+/// The same for JSON in compare's format (hand-made, or read from a file), read into the types first.
+QString compareMarkdown(const nlohmann::json& arms);
+QString compareCsv(const nlohmann::json& arms);
 
 } // namespace ks

@@ -204,6 +204,83 @@ bool reasoningFiguresOf(const json& v, std::optional<ReasoningFigures>& out)
     return true;
 }
 
+// An interval of two JSON doubles (integers would not be written back as they came).
+bool floatIntervalOf(const json& v, std::optional<Interval>& out)
+{
+    if (!v.is_array() || v.size() != 2 || !v[0].is_number_float() || !v[1].is_number_float())
+        return false;
+    out = Interval { v[0].get<double>(), v[1].get<double>() };
+    return true;
+}
+
+// One figure of `repeats.spread`: all four fields, or nothing.
+std::optional<RoundsSpread> roundsSpreadOf(const json& v)
+{
+    if (!v.is_object())
+        return std::nullopt;
+    json rest = v;
+    RoundsSpread s;
+    bool whole = jsontake::take(rest, "mean", s.mean);
+    whole = jsontake::take(rest, "cv", s.cv) && whole;
+    whole = takeWith(rest, "values", [&](const json& values) {
+        if (!values.is_array())
+            return false;
+        for (const json& x : values) {
+            if (!x.is_number_float())
+                return false;
+            s.values.push_back(x.get<double>());
+        }
+        return true;
+    }) && whole;
+    whole
+        = takeWith(rest, "t_ci95", [&](const json& t) { return t.is_null() || floatIntervalOf(t, s.tCi95); }) && whole;
+    return whole && rest.empty() ? std::optional(std::move(s)) : std::nullopt;
+}
+
+// `repeats`, whole or not at all.
+bool repeatFiguresOf(const json& v, std::optional<RepeatFigures>& out)
+{
+    if (!v.is_object())
+        return false;
+    json rest = v;
+    RepeatFigures r;
+    bool whole = jsontake::take(rest, "n", r.n);
+    whole = takeWith(rest, "runs", [&](const json& runs) {
+        if (!runs.is_array())
+            return false;
+        for (const json& run : runs) {
+            if (!run.is_string())
+                return false;
+            r.runs << QString::fromStdString(run.get<std::string>());
+        }
+        return true;
+    }) && whole;
+    whole = takeWith(rest, "rounds", [&](const json& rounds) {
+        if (!rounds.is_array())
+            return false;
+        for (const json& round : rounds) {
+            if (!isInt64(round))
+                return false;
+            r.rounds.push_back(round.get<qint64>());
+        }
+        return true;
+    }) && whole;
+    whole = takeWith(rest, "spread", [&](const json& spread) {
+        return parseGrid(
+            spread,
+            [&](LatencyMetric m, LatencyStat s, const json& cell) {
+                return bool(r.spread(m, s) = roundsSpreadOf(cell));
+            },
+            [&](const std::string& key, const json& cell) {
+                return key == "req_per_s" && (r.reqPerS = roundsSpreadOf(cell));
+            });
+    }) && whole;
+    if (!whole || !rest.empty())
+        return false;
+    out = std::move(r);
+    return true;
+}
+
 std::optional<Diagnosis> diagnosisOf(const json& v)
 {
     if (!v.is_object() || v.size() != 2 || !v.value("kind", json()).is_string() || !v.value("text", json()).is_string())
@@ -351,7 +428,7 @@ ComparedConfig comparedConfigFromJson(const nlohmann::json& entry)
     takeWith(rest, "reasoning_tools", [&](const json& v) { return reasoningFiguresOf(v, c.reasoningTools); });
     takeObject(rest, "ttft_split_ms", c.ttftSplitMs);
     takeObject(rest, "images", c.images);
-    takeObject(rest, "repeats", c.repeats);
+    takeWith(rest, "repeats", [&](const json& v) { return repeatFiguresOf(v, c.repeats); });
     c.rest = std::move(rest);
     return c;
 }

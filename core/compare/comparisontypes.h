@@ -96,6 +96,34 @@ struct ReasoningFigures {
     nlohmann::json rest = nlohmann::json::object(); ///< keys this version does not name
 };
 
+/// One figure over a configuration's rounds (`repeats.spread`, docs/formats.md).
+struct RoundsSpread {
+    std::vector<double> values; ///< each round's, in run order
+    double mean = 0;
+    double cv = 0; ///< sd / mean; 0 when the mean is 0
+    std::optional<Interval> tCi95; ///< Student's t-interval of the mean; empty below two values
+};
+
+/// A configuration that ran more than once (`repeats`): its runs, their rounds,
+/// and the spread of each figure over them. Read whole or not at all: a
+/// `repeats` that does not fit stays in its configuration's `rest`.
+struct RepeatFigures {
+    qint64 n = 0;
+    QStringList runs;
+    std::vector<qint64> rounds; ///< each run's round, in run order
+    std::array<std::array<std::optional<RoundsSpread>, kLatencyStats.size()>, kLatencyMetrics.size()> latency;
+    std::optional<RoundsSpread> reqPerS;
+
+    const std::optional<RoundsSpread>& spread(LatencyMetric metric, LatencyStat s) const
+    {
+        return latency[std::size_t(metric)][std::size_t(s)];
+    }
+    std::optional<RoundsSpread>& spread(LatencyMetric metric, LatencyStat s)
+    {
+        return latency[std::size_t(metric)][std::size_t(s)];
+    }
+};
+
 /// A latency distribution per metric, in kLatencyMetrics order; empty where a side has none.
 using LatencyDistributions = std::array<std::optional<SummaryDistribution>, kLatencyMetrics.size()>;
 
@@ -123,8 +151,9 @@ struct ComparedConfig {
     std::optional<bool> workloadDiffers; ///< only with --allow-different-workloads
     std::optional<Diagnosis> why; ///< not on the baseline
     std::optional<ReasoningFigures> reasoningTools;
+    std::optional<RepeatFigures> repeats; ///< only where the configuration ran more than once
     /// Objects compare passes on as they are (docs/formats.md names their fields); null when absent.
-    nlohmann::json ttftSplitMs, images, workload, repeats;
+    nlohmann::json ttftSplitMs, images, workload;
     nlohmann::json rest = nlohmann::json::object(); ///< keys this version does not name
 
     const ComparedStat& stat(LatencyMetric metric, LatencyStat s) const

@@ -85,6 +85,25 @@ json reasoningFiguresJson(const ReasoningFigures& f)
     return j;
 }
 
+json repeatFiguresJson(const RepeatFigures& r)
+{
+    auto spreadJson = [](const RoundsSpread& s) {
+        return json { { "values", s.values }, { "mean", s.mean }, { "cv", s.cv },
+            { "t_ci95", s.tCi95 ? json::array({ s.tCi95->low, s.tCi95->high }) : json(nullptr) } };
+    };
+    json spread = json::object();
+    for (LatencyMetric m : kLatencyMetrics)
+        for (LatencyStat s : kLatencyStats)
+            if (const auto& figure = r.spread(m, s))
+                spread[latencyKey(m)][statKey(s)] = spreadJson(*figure);
+    if (r.reqPerS)
+        spread["req_per_s"] = spreadJson(*r.reqPerS);
+    json runs = json::array();
+    for (const QString& run : r.runs)
+        runs.push_back(text(run));
+    return { { "n", r.n }, { "runs", std::move(runs) }, { "rounds", r.rounds }, { "spread", std::move(spread) } };
+}
+
 json diagnosisJson(const Diagnosis& d)
 {
     return { { "kind", text(d.kind) }, { "text", text(d.text) } };
@@ -185,10 +204,12 @@ nlohmann::json comparedConfigToJson(const ComparedConfig& c)
         put(j, "why", diagnosisJson(*c.why));
     if (c.reasoningTools)
         put(j, "reasoning_tools", reasoningFiguresJson(*c.reasoningTools));
-    for (const auto& [key, value] : { std::pair { "ttft_split_ms", &c.ttftSplitMs }, std::pair { "images", &c.images },
-             std::pair { "repeats", &c.repeats } })
+    for (const auto& [key, value] :
+        { std::pair { "ttft_split_ms", &c.ttftSplitMs }, std::pair { "images", &c.images } })
         if (!value->is_null())
             put(j, key, *value);
+    if (c.repeats)
+        put(j, "repeats", repeatFiguresJson(*c.repeats));
     return j;
 }
 

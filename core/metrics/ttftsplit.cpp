@@ -204,6 +204,17 @@ QString ttftSplitBrief(const nlohmann::json& summary)
     return QStringLiteral("%1 ms (%2)").arg(parts.join(QStringLiteral(", ")), QString::fromStdString(sourceOf(*it)));
 }
 
+QString ttftSplitSource(const nlohmann::json& split)
+{
+    return split.is_object() ? QString::fromStdString(sourceOf(split)) : QString();
+}
+
+QString ttftSplitRequestsText(const nlohmann::json& split)
+{
+    const auto it = split.is_object() ? split.find("requests") : split.end();
+    return it != split.end() && it->is_number() ? QString::number(it->get<double>(), 'f', 0) : QStringLiteral("n/a");
+}
+
 QString formatTtftSplit(const nlohmann::json& summary)
 {
     const auto it = summary.find("ttft_split_ms");

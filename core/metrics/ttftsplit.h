@@ -86,6 +86,11 @@ QString formatTtftSplit(const nlohmann::json& summary);
 /// ("mean 6870.2 (p50 7081, in the bucket 5000-10000)"); "n/a" when unknown.
 QString ttftSplitPartText(const nlohmann::json& split, const char* part);
 
+/// The split's `source` ("llamacpp-timings", "vllm-histograms"); empty when it names none.
+QString ttftSplitSource(const nlohmann::json& split);
+/// The requests it covers, as a whole number; "n/a" when it does not say.
+QString ttftSplitRequestsText(const nlohmann::json& split);
+
 /// Why there is no split, for the places that show one: "the server publishes
 /// no queue timing (no llama.cpp timings, no vLLM latency histograms)".
 QString noTtftSplitReason();

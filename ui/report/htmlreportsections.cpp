@@ -1,12 +1,12 @@
 #include "htmlreportsections.h"
 
 #include "compare/compareformat.h"
-#include "compare/comparisonwriter.h"
 #include "compare/intervalnotes.h"
 #include "compare/reasoningfigures.h"
 #include "compare/sweepcompare.h"
 #include "drift/driftanalysis.h"
 #include "metrics/runsummary.h"
+#include "metrics/summaryline.h"
 #include "metrics/ttftsplit.h"
 #include "server/serverversion.h"
 #include "store/runfile.h"
@@ -37,11 +37,6 @@ QString stringOf(const json& object, const char* key)
 {
     const json v = object.value(key, json());
     return v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString();
-}
-
-QString number(const json& v, int decimals)
-{
-    return v.is_number() ? QString::number(v.get<double>(), 'f', decimals) : QStringLiteral("n/a");
 }
 
 // A table row: its heading cell (escaped HTML), then cells, each text or a whole <td>.
@@ -138,23 +133,23 @@ QString reasoningTools(const ks::ComparedArm& arm)
 }
 
 // Where TTFT went, from the server's own figures (docs/metrics.md), as compare --format md says it.
-QString ttftSplit(const json& arm)
+QString ttftSplit(const ComparedArm& arm)
 {
     QString body;
     bool any = false;
-    for (const json& config : arm.value("configs", json::array())) {
-        const json split = config.value("ttft_split_ms", json());
+    for (const ComparedConfig& config : arm.configs) {
+        const json& split = config.ttftSplitMs; // passed on as the summary has it (metrics/ttftsplit.h reads it)
         if (!split.is_object()) {
             body += row({ QStringLiteral("n/a"), QStringLiteral("n/a"), QStringLiteral("n/a"),
                             esc(ks::noTtftSplitReason()), QString() },
-                esc(config.value("config", std::string())));
+                esc(config.config));
             continue;
         }
         any = true;
         body += row({ esc(ks::ttftSplitPartText(split, "queue")), esc(ks::ttftSplitPartText(split, "prefill")),
-                        esc(ks::ttftSplitPartText(split, "rest")), esc(stringOf(split, "source")),
-                        number(split.value("requests", json()), 0) },
-            esc(config.value("config", std::string())));
+                        esc(ks::ttftSplitPartText(split, "rest")), esc(ks::ttftSplitSource(split)),
+                        esc(ks::ttftSplitRequestsText(split)) },
+            esc(config.config));
     }
     if (!any)
         return paragraph(QStringLiteral("TTFT split: none: %1.").arg(ks::noTtftSplitReason()));
@@ -167,31 +162,15 @@ QString ttftSplit(const json& arm)
                                    "that holds it, rest a mean only."));
 }
 
-QString repeats(const json& arm)
+QString repeats(const ComparedArm& arm)
 {
     QString items;
-    for (const json& config : arm.value("configs", json::array())) {
-        const auto found = config.find("repeats");
-        if (found == config.end() || !found->is_object())
-            continue;
-        const json spread = found->value("spread", json::object());
-        QStringList parts;
-        for (const auto& [key, label] : { std::pair { "ttft_ms", "TTFT p50" }, std::pair { "tpot_ms", "TPOT p50" } }) {
-            const json s = spread.value(key, json::object()).value("p50", json());
-            if (!s.is_object())
-                continue;
-            QString part = QStringLiteral("%1 mean %2 ms, CV %3 %")
-                               .arg(QLatin1String(label), number(s.value("mean", json()), 1))
-                               .arg(s.value("cv", 0.0) * 100, 0, 'f', 1);
-            if (s.value("t_ci95", json()).is_array() && s["t_ci95"].size() == 2)
-                part += QStringLiteral(", t-interval [%1, %2]")
-                            .arg(number(s["t_ci95"][0], 1), number(s["t_ci95"][1], 1));
-            parts << part;
-        }
-        items += QStringLiteral("<li><b>%1</b> (%2 runs): %3</li>\n")
-                     .arg(esc(config.value("config", std::string())), number(found->value("n", json()), 0),
-                         esc(parts.join(QStringLiteral("; "))));
-    }
+    for (const ComparedConfig& config : arm.configs)
+        if (config.repeats)
+            items += QStringLiteral("<li><b>%1</b> (%2 runs): %3</li>\n")
+                         .arg(esc(config.config))
+                         .arg(config.repeats->n)
+                         .arg(esc(repeatsSpreadText(*config.repeats)));
     if (items.isEmpty())
         return {};
     return QStringLiteral("<h3>Repeats</h3>\n<ul>\n") + items + QStringLiteral("</ul>\n");
@@ -273,9 +252,7 @@ QString htmlArmSection(const ComparedArm& arm, const QString& id, const QString&
         out += paragraph(esc(QStringLiteral("Note: %1.").arg(*arm.note)));
     if (arm.warning)
         out += paragraph(QStringLiteral("<b>Warning:</b> ") + esc(*arm.warning), "warn");
-    // The objects compare passes on as they are (TTFT split, repeats) are read from its JSON.
-    const json armJson = comparedArmToJson(arm);
-    out += diagnoses(arm) + reasoningTools(arm) + ttftSplit(armJson) + repeats(armJson);
+    out += diagnoses(arm) + reasoningTools(arm) + ttftSplit(arm) + repeats(arm);
     return out + charts + QStringLiteral("</section>\n");
 }
 
@@ -344,11 +321,10 @@ QString htmlWarningsSection(const RunFile& file)
 {
     QString body;
     for (const RunData& run : file.runs) {
-        const json warnings = run.summary.is_object() ? run.summary.value("warnings", json::array()) : json::array();
-        for (const json& w : warnings)
-            if (w.is_string())
-                body += row({ esc(w.get<std::string>()) }, esc(run.run));
-        if (!run.summary.is_object())
+        if (run.summary.is_object())
+            for (const QString& w : runSummaryFromJson(run.summary).warnings.value_or(QStringList()))
+                body += row({ esc(w) }, esc(run.run));
+        else
             body += row({ QStringLiteral("no summary: the run did not finish") }, esc(run.run));
     }
     QString out = QStringLiteral("<section id=\"warnings\">\n<h2>Warnings</h2>\n");
