@@ -205,9 +205,9 @@ int exportMain(int argc, char** argv)
             if (arm.isEmpty()) {
                 arm = ks::comparedArms(*result).value(0);
                 if (chart == QLatin1String("knee")) // the first sweep arm
-                    for (const nlohmann::json& a : result->compare)
-                        if (a.contains("sweep")) {
-                            arm = QString::fromStdString(a.value("arm", std::string()));
+                    for (const ks::ComparedArm& a : result->comparison)
+                        if (a.isSweep()) {
+                            arm = a.arm;
                             break;
                         }
             }

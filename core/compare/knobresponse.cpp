@@ -12,32 +12,23 @@ const char* const kLatencyKeys[] = { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" };
 const char* const kStats[] = { "p50", "p95", "p99" };
 const char* const kRates[] = { "req_per_s", "out_tok_per_s", "goodput_req_per_s" };
 
-QString str(const nlohmann::json& j, const char* key)
-{
-    return QString::fromStdString(j.value(key, std::string()));
-}
-
 // A configuration's knob values, with its model as the knob "model".
-nlohmann::json knobValuesOf(const nlohmann::json& config)
+nlohmann::json knobValuesOf(const ComparedConfig& config)
 {
-    nlohmann::json values = config.value("knobs", nlohmann::json::object());
-    if (!values.is_object())
-        values = nlohmann::json::object();
-    if (const auto model = config.find("model"); model != config.end() && model->is_string())
-        values["model"] = *model;
+    nlohmann::json values = config.knobs.is_object() ? config.knobs : nlohmann::json::object();
+    if (config.model)
+        values["model"] = config.model->toStdString();
     return values;
 }
 
 // Every configuration's knob values by label, from every arm that names it.
-std::vector<std::pair<QString, nlohmann::json>> configKnobs(const nlohmann::json& compare)
+std::vector<std::pair<QString, nlohmann::json>> configKnobs(const Comparison& compare)
 {
     std::vector<std::pair<QString, nlohmann::json>> out;
-    for (const nlohmann::json& arm : compare)
-        for (const nlohmann::json& c : arm.value("configs", nlohmann::json::array())) {
-            const QString label = str(c, "config");
-            if (std::none_of(out.begin(), out.end(), [&](const auto& p) { return p.first == label; }))
-                out.emplace_back(label, knobValuesOf(c));
-        }
+    for (const ComparedArm& arm : compare)
+        for (const ComparedConfig& c : arm.configs)
+            if (std::none_of(out.begin(), out.end(), [&](const auto& p) { return p.first == c.config; }))
+                out.emplace_back(c.config, knobValuesOf(c));
     return out;
 }
 
@@ -69,36 +60,41 @@ struct Figure {
     QString method;
 };
 
-std::optional<Interval> intervalAt(const nlohmann::json& j)
+std::optional<double> finite(std::optional<double> v)
 {
-    if (!j.is_array() || j.size() != 2 || !j[0].is_number() || !j[1].is_number())
-        return std::nullopt;
-    return Interval { j[0].get<double>(), j[1].get<double>() };
+    return v && std::isfinite(*v) ? v : std::nullopt;
 }
 
 // The figure and its interval exactly as compare has them: across repeats when
 // the configuration has repeats, else compare's own ci95.
-Figure figureOf(const nlohmann::json& config, const QString& metric)
+Figure figureOf(const ComparedConfig& config, const QString& metric)
 {
     Figure f;
     const std::string key = metric.section(QLatin1Char('.'), 0, 0).toStdString();
-    const std::string stat = metric.section(QLatin1Char('.'), 1).toStdString();
-    const nlohmann::json* value = nullptr;
-    if (const auto k = config.find(key); k != config.end())
-        value = stat.empty() ? &*k : (k->is_object() && k->contains(stat) ? &(*k)[stat] : nullptr);
-    if (value && value->is_number() && std::isfinite(value->get<double>()))
-        f.y = value->get<double>();
-    const nlohmann::json repeats = config.value("repeats", nlohmann::json::object()).value("spread", nlohmann::json());
-    if (repeats.is_object() && repeats.contains(key)) {
-        const nlohmann::json& s = stat.empty() ? repeats[key] : repeats[key].value(stat, nlohmann::json());
-        if (s.is_object())
-            if ((f.ci = intervalAt(s.value("t_ci95", nlohmann::json()))))
-                f.method = QStringLiteral("repeats");
+    const std::optional<LatencyMetric> latency = latencyMetricOf(key);
+    const std::optional<LatencyStat> stat = latencyStatOf(metric.section(QLatin1Char('.'), 1).toStdString());
+    if (!latency || !stat) { // a rate; of the rates only requests/s has a spread over repeats
+        f.y = finite(key == "req_per_s"      ? std::optional(config.reqPerS)
+                : key == "out_tok_per_s"     ? std::optional(config.outTokPerS)
+                : key == "goodput_req_per_s" ? std::optional(config.goodputReqPerS)
+                                             : std::nullopt);
+        if (key == "req_per_s" && config.repeats && config.repeats->reqPerS && config.repeats->reqPerS->tCi95) {
+            f.ci = config.repeats->reqPerS->tCi95;
+            f.method = QStringLiteral("repeats");
+        }
+        return f;
     }
-    const nlohmann::json ci = config.value("ci95", nlohmann::json::object());
-    if (!f.ci && !stat.empty() && ci.is_object() && ci.contains(key) && ci[key].is_object())
-        if ((f.ci = intervalAt(ci[key].value(stat, nlohmann::json()))))
-            f.method = QString::fromStdString(ci.value("method", std::string()));
+    f.y = finite(config.value(*latency, *stat));
+    if (config.repeats)
+        if (const std::optional<RoundsSpread>& spread = config.repeats->spread(*latency, *stat);
+            spread && spread->tCi95) {
+            f.ci = spread->tCi95;
+            f.method = QStringLiteral("repeats");
+        }
+    if (!f.ci && config.stat(*latency, *stat).ci) {
+        f.ci = config.stat(*latency, *stat).ci;
+        f.method = config.ciMethod;
+    }
     return f;
 }
 
@@ -115,7 +111,7 @@ QStringList knobMetrics()
     return out << QStringLiteral("capacity") << QStringLiteral("drift");
 }
 
-QStringList knobNames(const nlohmann::json& compare)
+QStringList knobNames(const Comparison& compare)
 {
     QStringList out;
     for (const auto& [label, values] : configKnobs(compare))
@@ -125,7 +121,7 @@ QStringList knobNames(const nlohmann::json& compare)
     return out;
 }
 
-QStringList varyingKnobs(const nlohmann::json& compare)
+QStringList varyingKnobs(const Comparison& compare)
 {
     const auto configs = configKnobs(compare);
     QStringList out;
@@ -139,7 +135,7 @@ QStringList varyingKnobs(const nlohmann::json& compare)
     return out;
 }
 
-bool knobResponse(const nlohmann::json& compare, const QString& knob, const QString& metric, KnobResponse* out,
+bool knobResponse(const Comparison& compare, const QString& knob, const QString& metric, KnobResponse* out,
     QString* error, const std::map<QString, int>* drift)
 {
     *out = KnobResponse();
@@ -233,34 +229,35 @@ bool knobResponse(const nlohmann::json& compare, const QString& knob, const QStr
             add(QStringLiteral("probes"), label, f, QStringLiteral("no probe passes"));
         }
     }
-    for (const nlohmann::json& arm : compare) {
-        const QString armName = str(arm, "arm");
+    for (const ComparedArm& arm : compare) {
         if (metric == QLatin1String("capacity")) {
-            const nlohmann::json sweep = arm.value("sweep", nlohmann::json());
-            if (!sweep.is_object())
+            if (!arm.isSweep())
                 continue;
-            for (const auto& c : sweep.value("configs", nlohmann::json::array())) {
+            // A sweep's own entry passes its `sweep` object on as compare made it (docs/formats.md, "Sweeps").
+            const nlohmann::json capacity = arm.sweep.value("capacity", nlohmann::json::object());
+            for (const auto& c : arm.sweep.value("configs", nlohmann::json::array())) {
+                if (!c.is_string())
+                    continue;
                 const nlohmann::json cap
-                    = sweep.value("capacity", nlohmann::json::object()).value(c.get<std::string>(), nlohmann::json());
+                    = capacity.is_object() ? capacity.value(c.get<std::string>(), nlohmann::json()) : nlohmann::json();
                 Figure f;
                 if (cap.is_number() && std::isfinite(cap.get<double>()))
                     f.y = cap.get<double>();
-                add(armName, QString::fromStdString(c.get<std::string>()), f, QStringLiteral("no step met the SLO"));
+                add(arm.arm, QString::fromStdString(c.get<std::string>()), f, QStringLiteral("no step met the SLO"));
             }
             continue;
         }
-        if (metric == QLatin1String("drift") || arm.contains("sweep"))
+        if (metric == QLatin1String("drift") || arm.isSweep())
             continue;
-        if (!out->slo && arm.contains("slo")) {
-            const double bound = arm["slo"].value(metric.startsWith(QLatin1String("ttft_ms")) ? "ttft_ms"
-                    : metric.startsWith(QLatin1String("tpot_ms"))                             ? "tpot_ms"
-                                                                                              : "-",
-                0.0);
+        if (!out->slo && arm.slo) {
+            const double bound = metric.startsWith(QLatin1String("ttft_ms")) ? arm.slo->ttftMs
+                : metric.startsWith(QLatin1String("tpot_ms"))                ? arm.slo->tpotMs
+                                                                             : 0.0;
             if (bound > 0)
                 out->slo = bound;
         }
-        for (const nlohmann::json& c : arm.value("configs", nlohmann::json::array()))
-            add(armName, str(c, "config"), figureOf(c, metric), QStringLiteral("no finite %1").arg(metric));
+        for (const ComparedConfig& c : arm.configs)
+            add(arm.arm, c.config, figureOf(c, metric), QStringLiteral("no finite %1").arg(metric));
     }
     for (KnobSeries& s : out->series)
         std::stable_sort(

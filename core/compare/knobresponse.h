@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compare/comparisontypes.h"
 #include "metrics/bootstrap.h"
 
 #include <QString>
@@ -39,7 +40,7 @@ struct KnobLeftOut {
     QString reason;
 };
 
-/// The knob-response chart's data (`export --chart knob:NAME`), from compareRuns() JSON.
+/// The knob-response chart's data (`export --chart knob:NAME`), from compareRuns().
 struct KnobResponse {
     QString knob; ///< a knob name, or "model"
     QString metric; ///< "ttft_ms.p99", "req_per_s", "capacity", "drift", ...
@@ -56,16 +57,16 @@ struct KnobResponse {
 /// The metrics a knob-response chart can show (`--metric`).
 QStringList knobMetrics();
 /// Knob names that have a value in at least one configuration of `compare` (`model` included when set).
-QStringList knobNames(const nlohmann::json& compare);
+QStringList knobNames(const Comparison& compare);
 /// Knobs (and `model`) whose value differs between configurations.
-QStringList varyingKnobs(const nlohmann::json& compare);
+QStringList varyingKnobs(const Comparison& compare);
 
-/// Builds the chart for `knob` and `metric` from compareRuns() JSON (whose
+/// Builds the chart for `knob` and `metric` from compareRuns() (whose
 /// configurations carry `knobs` and `model`). `drift`: probe changes per
 /// configuration, for metric "drift" (one series, arm "probes"). Returns false
 /// with `error` for an unknown knob (listing the file's), a knob with one
 /// value, or an unknown metric.
-bool knobResponse(const nlohmann::json& compare, const QString& knob, const QString& metric, KnobResponse* out,
+bool knobResponse(const Comparison& compare, const QString& knob, const QString& metric, KnobResponse* out,
     QString* error, const std::map<QString, int>* drift = nullptr);
 
 /// `export --points` for a knob chart (docs/formats.md, "Chart points").

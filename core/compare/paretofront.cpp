@@ -51,51 +51,40 @@ bool parseParetoY(const QString& text, ParetoY* y)
 
 namespace {
 
-std::optional<double> numberAt(const nlohmann::json& j, const char* key, const char* stat = nullptr)
+std::optional<double> finite(std::optional<double> v)
 {
-    const auto k = j.find(key);
-    if (k == j.end())
-        return std::nullopt;
-    const nlohmann::json* v = &*k;
-    if (stat) {
-        if (!v->is_object() || !v->contains(stat))
-            return std::nullopt;
-        v = &(*v)[stat];
-    }
-    if (!v->is_number() || !std::isfinite(v->get<double>()))
-        return std::nullopt;
-    return v->get<double>();
+    return v && std::isfinite(*v) ? v : std::nullopt;
 }
 
 } // namespace
 
-ParetoChart paretoChart(const nlohmann::json& compare, const nlohmann::json& environment, ParetoY yKind)
+ParetoChart paretoChart(const Comparison& compare, const nlohmann::json& environment, ParetoY yKind)
 {
     ParetoChart chart;
     chart.yKind = yKind;
     if (environment.is_object())
         if (const auto gpus = environment.find("gpus"); gpus != environment.end() && gpus->is_array())
             chart.gpus = int(gpus->size());
-    for (const nlohmann::json& arm : compare) {
-        if (arm.contains("sweep"))
+    for (const ComparedArm& arm : compare) {
+        if (arm.isSweep())
             continue; // its steps are arms of their own
-        const QString armName = QString::fromStdString(arm.value("arm", std::string()));
-        for (const nlohmann::json& c : arm.value("configs", nlohmann::json::array())) {
+        for (const ComparedConfig& c : arm.configs) {
             ParetoPoint p;
-            p.config = QString::fromStdString(c.value("config", std::string()));
-            p.arm = armName;
-            p.knobs = c.value("knobs", nlohmann::json::object());
-            if (c.contains("model") && c["model"].is_string())
-                p.knobs["model"] = c["model"];
-            const std::optional<double> tokens = numberAt(c, "out_tok_per_s");
+            p.config = c.config;
+            p.arm = arm.arm;
+            p.knobs = c.knobs.is_object() ? c.knobs : nlohmann::json::object();
+            if (c.model)
+                p.knobs["model"] = c.model->toStdString();
+            const std::optional<double> tokens = finite(c.outTokPerS);
             const std::optional<double> y
-                = yKind == ParetoY::TokensPerUser ? numberAt(c, "tpot_ms", "p50") : numberAt(c, "ttft_ms", "p99");
+                = finite(yKind == ParetoY::TokensPerUser ? c.value(LatencyMetric::Tpot, LatencyStat::P50)
+                                                         : c.value(LatencyMetric::Ttft, LatencyStat::P99));
             if (!tokens || *tokens <= 0) {
-                chart.leftOut.push_back({ p.config, armName, QStringLiteral("no output tokens/s") });
+                chart.leftOut.push_back({ p.config, arm.arm, QStringLiteral("no output tokens/s") });
                 continue;
             }
             if (!y || (yKind == ParetoY::TokensPerUser && *y <= 0)) {
-                chart.leftOut.push_back({ p.config, armName,
+                chart.leftOut.push_back({ p.config, arm.arm,
                     yKind == ParetoY::TokensPerUser ? QStringLiteral("no TPOT p50") : QStringLiteral("no TTFT p99") });
                 continue;
             }

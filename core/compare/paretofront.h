@@ -1,5 +1,7 @@
 #pragma once
 
+#include "compare/comparisontypes.h"
+
 #include <QString>
 #include <QStringList>
 
@@ -43,10 +45,10 @@ struct ParetoChart {
 /// lower. Returns the front's indices, sorted by x.
 std::vector<std::size_t> paretoFront(std::vector<ParetoPoint>& points, bool yHigherIsBetter);
 
-/// Every configuration × arm of compareRuns() JSON with finite figures (the
+/// Every configuration × arm of compareRuns() with finite figures (the
 /// rest in `leftOut`), its front marked. `environment`: the experiment line's,
 /// for the GPU count.
-ParetoChart paretoChart(const nlohmann::json& compare, const nlohmann::json& environment, ParetoY y);
+ParetoChart paretoChart(const Comparison& compare, const nlohmann::json& environment, ParetoY y);
 
 /// Parses `--y`: "tpot" or "ttft_p99"; false for anything else.
 bool parseParetoY(const QString& text, ParetoY* y);

@@ -12,42 +12,12 @@ namespace {
 
 using nlohmann::json;
 
-const json* armEntry(const json& compare, const QString& arm)
+// A ratio's interval that can be judged: finite, above 0, in order.
+std::optional<std::pair<double, double>> judgeable(const std::optional<Interval>& ci)
 {
-    if (!compare.is_array())
-        return nullptr;
-    for (const json& entry : compare)
-        if (entry.is_object() && entry.value("arm", std::string()) == arm.toStdString()
-            && entry.value("configs", json()).is_array())
-            return &entry;
-    return nullptr;
-}
-
-std::optional<double> finiteAt(const json& object, const std::string& metric, const std::string& stat)
-{
-    const json* at = &object;
-    for (const std::string& key : { metric, stat }) {
-        if (!at->is_object() || !at->contains(key))
-            return std::nullopt;
-        at = &(*at)[key];
-    }
-    if (!at->is_number() || !std::isfinite(at->get<double>()))
+    if (!ci || !std::isfinite(ci->low) || !std::isfinite(ci->high) || !(ci->low > 0) || ci->high < ci->low)
         return std::nullopt;
-    return at->get<double>();
-}
-
-std::optional<std::pair<double, double>> intervalAt(
-    const json& object, const std::string& metric, const std::string& stat)
-{
-    if (!object.is_object() || !object.value(metric, json()).is_object())
-        return std::nullopt;
-    const json& pair = object[metric].value(stat, json());
-    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number() || !pair[1].is_number())
-        return std::nullopt;
-    const double low = pair[0].get<double>(), high = pair[1].get<double>();
-    if (!std::isfinite(low) || !std::isfinite(high) || !(low > 0) || high < low)
-        return std::nullopt;
-    return std::pair(low, high);
+    return std::pair(ci->low, ci->high);
 }
 
 bool clearOf(const std::pair<double, double>& ci, double threshold)
@@ -89,7 +59,7 @@ json optionalNumber(const std::optional<double>& v)
 
 } // namespace
 
-RoundDecision decideRound(const nlohmann::json& compare, const RoundRule& rule, int round, double confidence)
+RoundDecision decideRound(const Comparison& compare, const RoundRule& rule, int round, double confidence)
 {
     RoundDecision out;
     out.round = round;
@@ -98,23 +68,24 @@ RoundDecision decideRound(const nlohmann::json& compare, const RoundRule& rule, 
     out.confidence = confidence;
     const double widthLimit = std::log1p(rule.halfWidth);
     for (const auto& [arm, ratio] : chosen(rule)) {
-        const std::string metric = ratio.section(QLatin1Char('.'), 0, 0).toStdString();
-        const std::string stat = ratio.section(QLatin1Char('.'), 1).toStdString();
+        // Only latency ratios have intervals; any other ratio stays undecided.
+        const std::optional<LatencyMetric> metric
+            = latencyMetricOf(ratio.section(QLatin1Char('.'), 0, 0).toStdString());
+        const std::optional<LatencyStat> stat = latencyStatOf(ratio.section(QLatin1Char('.'), 1).toStdString());
         std::vector<double> thresholds;
         for (const GateCondition& c : rule.failIf)
             if (c.metric == ratio && (c.arm.isEmpty() || c.arm == arm))
                 thresholds.push_back(c.threshold);
-        const json* entry = armEntry(compare, arm);
-        const std::string baseline = entry ? entry->value("baseline", std::string()) : std::string();
+        const ComparedArm* entry = armNamed(compare, arm);
         bool any = false;
-        for (const json& config : entry ? (*entry)["configs"] : json::array()) {
-            const std::string label = config.is_object() ? config.value("config", std::string()) : std::string();
-            if (label.empty() || label == baseline)
+        for (const ComparedConfig& config : entry ? entry->configs : std::vector<ComparedConfig>()) {
+            if (config.config.isEmpty() || config.config == entry->baseline)
                 continue;
             any = true;
-            RoundRatio r { arm, QString::fromStdString(label), ratio,
-                finiteAt(config.value("ratio", json()), metric, stat),
-                intervalAt(config.value("ratio_ci95", json()), metric, stat), false };
+            const ComparedStat* cell = metric && stat ? &config.stat(*metric, *stat) : nullptr;
+            RoundRatio r { arm, config.config, ratio,
+                cell && cell->ratio && std::isfinite(*cell->ratio) ? cell->ratio : std::nullopt,
+                cell ? judgeable(cell->ratioCi) : std::nullopt, false };
             if (r.value && r.ci95) {
                 const bool narrow = (std::log(r.ci95->second) - std::log(r.ci95->first)) / 2 <= widthLimit;
                 bool clear = !thresholds.empty();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "compare/comparegate.h"
+#include "compare/comparisontypes.h"
 
 #include <QString>
 #include <QStringList>
@@ -57,7 +58,7 @@ struct RoundDecision {
 /// ratio, when the interval lies wholly above or below each of them. A missing
 /// or non-finite interval is undecided. Stops "decided" when every chosen ratio
 /// of every non-baseline configuration is, "budget" at rule.max.
-RoundDecision decideRound(const nlohmann::json& compare, const RoundRule& rule, int round, double confidence);
+RoundDecision decideRound(const Comparison& compare, const RoundRule& rule, int round, double confidence);
 
 /// The `round` line (with "type").
 nlohmann::json roundLine(const RoundDecision& decision);

@@ -26,16 +26,15 @@ std::optional<RoundDecision> RoundJudge::judge(int round) const
         return std::nullopt;
     RunFile file;
     QString error;
-    nlohmann::json compare = nlohmann::json::array();
+    Comparison compare;
     if (readRunFile(m_path, &file, &error)) {
         CompareOptions options;
         options.baseline = m_baseline;
         options.resamples = kResamples;
         options.confidence = m_confidence;
-        compare = compareRunsJson(file, options, &error);
+        compare = compareRuns(file, options, &error);
     }
-    RoundDecision decision
-        = decideRound(compare.is_array() ? compare : nlohmann::json::array(), m_rule, round, m_confidence);
+    RoundDecision decision = decideRound(compare, m_rule, round, m_confidence);
     if (!error.isEmpty())
         decision.problem = QStringLiteral("the comparison after round %1 failed: %2").arg(round).arg(error);
     return decision;

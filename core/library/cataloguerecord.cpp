@@ -24,29 +24,14 @@ QString textOf(const json& object, const char* key)
     return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
 }
 
-std::optional<double> numberOf(const json& object, const char* key)
-{
-    if (!object.is_object())
-        return std::nullopt;
-    auto it = object.find(key);
-    if (it == object.end() || !it->is_number())
-        return std::nullopt;
-    return it->get<double>();
-}
-
-// compare's figure for metric.stat, with its interval from ci95.metric.stat.
-CatalogueFigure figureOf(const json& config, const char* metric, const char* stat)
+// compare's figure for metric.stat, with its interval.
+CatalogueFigure figureOf(const ComparedConfig& config, LatencyMetric metric, LatencyStat stat)
 {
     CatalogueFigure figure;
-    if (config.contains(metric))
-        figure.value = numberOf(config[metric], stat);
-    const json& ci = config.contains("ci95") ? config["ci95"] : json();
-    if (ci.is_object() && ci.contains(metric) && ci[metric].is_object() && ci[metric].contains(stat)) {
-        const json& pair = ci[metric][stat];
-        if (pair.is_array() && pair.size() == 2 && pair[0].is_number() && pair[1].is_number()) {
-            figure.low = pair[0].get<double>();
-            figure.high = pair[1].get<double>();
-        }
+    figure.value = config.value(metric, stat);
+    if (const std::optional<Interval>& ci = config.stat(metric, stat).ci) {
+        figure.low = ci->low;
+        figure.high = ci->high;
     }
     return figure;
 }
@@ -123,37 +108,31 @@ bool catalogueRecordOf(const QString& path, const RunFile& file, CatalogueFile* 
     options.resamples = 200;
     options.allowDifferentWorkloads = true;
     QString refused;
-    const json arms = compareRunsJson(file, options, &refused);
-    if (!refused.isEmpty() || !arms.is_array()) {
-        out->note = refused.isEmpty() ? QStringLiteral("compare gave no figures") : refused;
+    const Comparison arms = compareRuns(file, options, &refused);
+    if (!refused.isEmpty()) {
+        out->note = refused;
         armsFromRunLines(file, out);
         return true;
     }
-    for (const json& arm : arms) {
-        const QString armName = textOf(arm, "arm");
-        if (!arm.contains("configs") || !arm["configs"].is_array())
-            continue;
-        for (const json& config : arm["configs"]) {
+    for (const ComparedArm& arm : arms)
+        for (const ComparedConfig& config : arm.configs) {
             CatalogueArm row;
-            row.config = textOf(config, "config");
-            row.arm = armName;
-            row.model = textOf(config, "model");
-            row.knobs
-                = config.contains("knobs") ? QString::fromStdString(config["knobs"].dump()) : QStringLiteral("{}");
-            row.armShape = armShapeOf(file, armName);
-            row.requests = qint64(numberOf(config, "requests").value_or(0));
-            row.errors = qint64(numberOf(config, "errors").value_or(0));
-            row.ttftP50 = figureOf(config, "ttft_ms", "p50");
-            row.ttftP99 = figureOf(config, "ttft_ms", "p99");
-            row.tpotP50 = figureOf(config, "tpot_ms", "p50");
-            row.e2eP50 = figureOf(config, "e2e_ms", "p50");
-            row.reqPerS = numberOf(config, "req_per_s");
-            row.outTokPerS = numberOf(config, "out_tok_per_s");
-            if (config.contains("ci95"))
-                row.intervalMethod = textOf(config["ci95"], "method");
+            row.config = config.config;
+            row.arm = arm.arm;
+            row.model = config.model.value_or(QString());
+            row.knobs = QString::fromStdString(config.knobs.dump());
+            row.armShape = armShapeOf(file, arm.arm);
+            row.requests = config.requests;
+            row.errors = config.errors;
+            row.ttftP50 = figureOf(config, LatencyMetric::Ttft, LatencyStat::P50);
+            row.ttftP99 = figureOf(config, LatencyMetric::Ttft, LatencyStat::P99);
+            row.tpotP50 = figureOf(config, LatencyMetric::Tpot, LatencyStat::P50);
+            row.e2eP50 = figureOf(config, LatencyMetric::E2e, LatencyStat::P50);
+            row.reqPerS = config.reqPerS;
+            row.outTokPerS = config.outTokPerS;
+            row.intervalMethod = config.ciMethod;
             out->arms.push_back(row);
         }
-    }
     return true;
 }
 

@@ -3,6 +3,7 @@
 // Pareto front against points whose front is known by hand.
 #include "common/comparisonroundtrip.h"
 #include "compare/comparison.h"
+#include "compare/comparisonreader.h"
 #include "compare/knobresponse.h"
 #include "compare/paretofront.h"
 
@@ -67,12 +68,19 @@ private slots:
         a["ci95"] = { { "ttft_ms", { { "p99", { 250.0, 350.0 } } } }, { "method", "block-bootstrap+run-to-run" } };
         json b = config("mns8", { { "max_num_seqs", 8 } }, 2500.0);
         b["ci95"] = { { "ttft_ms", { { "p99", { 2400.0, 2600.0 } } } }, { "method", "block-bootstrap" } };
-        b["repeats"] = { { "spread", { { "ttft_ms", { { "p99", { { "t_ci95", { 2300.0, 2700.0 } } } } } } } } };
+        b["repeats"] = { { "n", 3 }, { "runs", { "mns8/stress#1", "mns8/stress#2", "mns8/stress#3" } },
+            { "rounds", { 1, 2, 3 } },
+            { "spread",
+                { { "ttft_ms",
+                    { { "p99",
+                        { { "values", { 2400.0, 2500.0, 2600.0 } }, { "mean", 2500.0 }, { "cv", 0.04 },
+                            { "t_ci95", { 2300.0, 2700.0 } } } } } } } } };
         const json noValue = config("mns16", { { "max_num_seqs", 16 } }, nullptr);
         const json noKnob = config("default", json::object(), 400.0);
         const json c = config("mns128", { { "max_num_seqs", 128 } }, 280.0);
-        const json compare = json::array({ { { "arm", "stress" },
+        const json compareJson = json::array({ { { "arm", "stress" },
             { "slo", { { "ttft_ms", 500.0 }, { "tpot_ms", 50.0 } } }, { "configs", { a, b, noValue, noKnob, c } } } });
+        const Comparison compare = comparisonFromJson(compareJson);
         KnobResponse r;
         QString error;
         QVERIFY2(knobResponse(compare, QStringLiteral("max_num_seqs"), QStringLiteral("ttft_ms.p99"), &r, &error),
@@ -111,7 +119,8 @@ private slots:
                 c["model"] = model;
                 configs.push_back(c);
             }
-        const json compare = json::array({ { { "arm", "a" }, { "configs", configs } } });
+        const json compareJson = json::array({ { { "arm", "a" }, { "configs", configs } } });
+        const Comparison compare = comparisonFromJson(compareJson);
         QCOMPARE(varyingKnobs(compare), (QStringList { QStringLiteral("max_num_seqs"), QStringLiteral("model") }));
         KnobResponse r;
         QString error;
@@ -147,9 +156,10 @@ private slots:
         QFETCH(QString, knob);
         QFETCH(QString, metric);
         QFETCH(QString, message);
-        const json compare = json::array({ { { "arm", "a" },
+        const json compareJson = json::array({ { { "arm", "a" },
             { "configs",
                 { config("x", { { "max_num_seqs", 8 } }, 1.0), config("y", { { "max_num_seqs", 9 } }, 1.0) } } } });
+        const Comparison compare = comparisonFromJson(compareJson);
         KnobResponse r;
         QString error;
         QVERIFY(!knobResponse(compare, knob, metric, &r, &error));
@@ -158,12 +168,13 @@ private slots:
 
     void paretoPointsPerGpuAndMissingLeftOut()
     {
-        const json compare = json::array({ { { "arm", "a" },
+        const json compareJson = json::array({ { { "arm", "a" },
             { "configs",
                 { config("x", { { "max_num_seqs", 8 } }, 1.0, 800.0, 20.0),
                     config("y", { { "max_num_seqs", 16 } }, 1.0, 1600.0, 40.0),
                     config("z", { { "max_num_seqs", 32 } }, 1.0, 1000.0, nullptr),
                     config("w", { { "max_num_seqs", 64 } }, 1.0, 600.0, 25.0) } } } });
+        const Comparison compare = comparisonFromJson(compareJson);
         const json environment = { { "gpus", json::array({ json::object(), json::object() }) } };
         const ParetoChart chart = paretoChart(compare, environment, ParetoY::TokensPerUser);
         QCOMPARE(chart.gpus, 2);

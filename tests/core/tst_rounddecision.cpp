@@ -1,4 +1,5 @@
 // When repeats that run until decided stop: hand-made comparisons (compareRuns' shape).
+#include "compare/comparisonreader.h"
 #include "compare/rounddecision.h"
 
 #include <QTest>
@@ -50,7 +51,7 @@ private slots:
     {
         // [0.97, 1.03] around 1.0: a half-width of about 3 % in logs, within 5 %.
         const json compare = json::array({ armWith("stress", 1.0, 0.97, 1.03), armWith("light", 1.1, 1.06, 1.14) });
-        const RoundDecision d = decideRound(compare, ruleFor({ "ttft_ms.p99" }), 3, 0.99);
+        const RoundDecision d = decideRound(comparisonFromJson(compare), ruleFor({ "ttft_ms.p99" }), 3, 0.99);
         QCOMPARE(d.ratios.size(), std::size_t(2)); // every arm the rounds repeat, each non-baseline configuration
         QCOMPARE(d.ratios[0].arm, QStringLiteral("stress"));
         QCOMPARE(d.ratios[0].config, QStringLiteral("fast"));
@@ -69,19 +70,19 @@ private slots:
     {
         const json compare = json::array({ armWith("stress", 1.0, 0.90, 1.11), armWith("light", 1.0, 0.99, 1.01) });
         const RoundRule rule = ruleFor({ "ttft_ms.p99" });
-        const RoundDecision mid = decideRound(compare, rule, 3, 0.99);
+        const RoundDecision mid = decideRound(comparisonFromJson(compare), rule, 3, 0.99);
         QVERIFY(!mid.ratios[0].decided);
         QVERIFY(mid.ratios[1].decided);
         QVERIFY(!mid.decided);
         QVERIFY(mid.stop.isEmpty()); // another round
         QVERIFY2(roundSentence(mid).contains(QStringLiteral("1 of 2 chosen ratios decided after round 3")),
             qPrintable(roundSentence(mid)));
-        const RoundDecision last = decideRound(compare, rule, 6, 0.99);
+        const RoundDecision last = decideRound(comparisonFromJson(compare), rule, 6, 0.99);
         QCOMPARE(last.stop, QStringLiteral("budget"));
         QCOMPARE(roundSentence(last),
             QStringLiteral("budget of 6 rounds spent: ttft_ms.p99 of stress (fast) still undecided"));
         // A looser half-width decides the same interval: log(1.11/0.90)/2 is about 10.5 %.
-        QVERIFY(decideRound(compare, ruleFor({ "ttft_ms.p99" }, 0.12), 3, 0.99).decided);
+        QVERIFY(decideRound(comparisonFromJson(compare), ruleFor({ "ttft_ms.p99" }, 0.12), 3, 0.99).decided);
     }
 
     void decidedByTheGateThreshold()
@@ -91,20 +92,22 @@ private slots:
         RoundRule rule = ruleFor({});
         rule.arms = { QStringLiteral("stress") };
         rule.failIf = { condition("ttft_ms.p99 > 1.10x") };
-        RoundDecision d = decideRound(compare, rule, 2, 0.99);
+        RoundDecision d = decideRound(comparisonFromJson(compare), rule, 2, 0.99);
         QCOMPARE(d.ratios.size(), std::size_t(1));
         QCOMPARE(d.ratios[0].ratio, QStringLiteral("ttft_ms.p99"));
         QVERIFY(d.decided);
         // Wholly below is decided too; straddling it is not.
-        QVERIFY(decideRound(json::array({ armWith("stress", 0.9, 0.7, 1.05) }), rule, 2, 0.99).decided);
-        QVERIFY(!decideRound(json::array({ armWith("stress", 1.1, 0.9, 1.3) }), rule, 2, 0.99).decided);
+        QVERIFY(
+            decideRound(comparisonFromJson(json::array({ armWith("stress", 0.9, 0.7, 1.05) })), rule, 2, 0.99).decided);
+        QVERIFY(
+            !decideRound(comparisonFromJson(json::array({ armWith("stress", 1.1, 0.9, 1.3) })), rule, 2, 0.99).decided);
         // Every threshold on the ratio must be clear.
         rule.failIf.push_back(condition("stress:ttft_ms.p99 > 1.3x"));
-        QVERIFY(!decideRound(compare, rule, 2, 0.99).decided);
+        QVERIFY(!decideRound(comparisonFromJson(compare), rule, 2, 0.99).decided);
         // A condition on another arm does not apply here.
         rule.failIf.back() = condition("light:ttft_ms.p99 > 1.3x");
         rule.arms = { QStringLiteral("stress") };
-        d = decideRound(compare, rule, 2, 0.99);
+        d = decideRound(comparisonFromJson(compare), rule, 2, 0.99);
         QCOMPARE(d.ratios.size(), std::size_t(2)); // stress from the first condition, light from the second
         QVERIFY(d.ratios[0].decided);
         QVERIFY(!d.ratios[1].decided); // light is not in the comparison
@@ -116,10 +119,10 @@ private slots:
         json compare = json::array({ armWith("stress", 1.0, 0.99, 1.01) });
         compare[0]["configs"][1]["ratio_ci95"]["ttft_ms"]["p99"] = { 0.99, std::numeric_limits<double>::infinity() };
         RoundRule rule = ruleFor({ "stress:ttft_ms.p99" });
-        QVERIFY(!decideRound(compare, rule, 2, 0.99).decided);
+        QVERIFY(!decideRound(comparisonFromJson(compare), rule, 2, 0.99).decided);
         compare[0]["configs"][1]["ratio_ci95"]["ttft_ms"].erase("p99");
-        QVERIFY(!decideRound(compare, rule, 2, 0.99).decided);
-        const RoundDecision nothing = decideRound(json::array(), rule, 2, 0.99);
+        QVERIFY(!decideRound(comparisonFromJson(compare), rule, 2, 0.99).decided);
+        const RoundDecision nothing = decideRound(comparisonFromJson(json::array()), rule, 2, 0.99);
         QCOMPARE(nothing.ratios.size(), std::size_t(1));
         QVERIFY(!nothing.decided);
         QVERIFY2(roundSentence(nothing).contains(QStringLiteral("ttft_ms.p99 of stress (no comparison)")),
@@ -129,7 +132,7 @@ private slots:
     void theLineReadsBackAsWritten()
     {
         const json compare = json::array({ armWith("stress", 1.02, 1.0, 1.04) });
-        RoundDecision d = decideRound(compare, ruleFor({ "stress:ttft_ms.p99" }), 4, 0.9875);
+        RoundDecision d = decideRound(comparisonFromJson(compare), ruleFor({ "stress:ttft_ms.p99" }), 4, 0.9875);
         d.problem = QStringLiteral("something");
         const json line = roundLine(d);
         QCOMPARE(line["type"].get<std::string>(), std::string("round"));
@@ -149,8 +152,8 @@ private slots:
         QCOMPARE(*back.ratios[0].value, 1.02);
         QCOMPARE(back.ratios[0].ci95->second, 1.04);
         QVERIFY(back.ratios[0].decided);
-        json open = roundLine(
-            decideRound(json::array({ armWith("stress", 1.0, 0.5, 2.0) }), ruleFor({ "stress:ttft_ms.p99" }), 3, 0.99));
+        json open = roundLine(decideRound(comparisonFromJson(json::array({ armWith("stress", 1.0, 0.5, 2.0) })),
+            ruleFor({ "stress:ttft_ms.p99" }), 3, 0.99));
         QVERIFY(open["stop"].is_null());
         QVERIFY(roundDecisionFromLine(open).stop.isEmpty());
     }

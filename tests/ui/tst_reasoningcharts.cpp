@@ -2,6 +2,7 @@
 // file that has the figures, drawn from compare's own numbers, and the HTML
 // report's table beside them.
 #include "charts/barchart.h"
+#include "compare/comparisonwriter.h"
 #include "feeds/runfileloader.h"
 #include "pages/comparepage.h"
 
@@ -90,7 +91,8 @@ private slots:
         page.selectArm(QStringLiteral("tools"));
         page.selectMetric(QStringLiteral("reasoning"));
         const json* tools = nullptr;
-        for (const json& arm : result->compare)
+        const json compare = comparisonToJson(result->comparison);
+        for (const json& arm : compare)
             if (arm["arm"] == "tools")
                 tools = &arm;
         QVERIFY(tools);

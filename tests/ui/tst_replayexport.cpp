@@ -6,6 +6,7 @@
 #include "charts/exportablechart.h"
 #include "charts/timeseriesplot.h"
 #include "compare/compareformat.h"
+#include "compare/comparisonwriter.h"
 #include "feeds/runfileloader.h"
 #include "metrics/loghistogram.h"
 #include "models/comparetablemodel.h"
@@ -95,7 +96,7 @@ private slots:
         page.setResult(result);
         const json cli = compareJsonFromCli(kFixture);
         QVERIFY(cli.is_array() && !cli.empty());
-        QCOMPARE(result->compare.dump(), cli.dump()); // the same core call, the same numbers
+        QCOMPARE(comparisonToJson(result->comparison).dump(), cli.dump()); // the same core call, the same numbers
 
         const json& arm = cli[0];
         CompareTableModel* table = page.table();
@@ -127,8 +128,9 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(last && last->intervals, 120000);
         QVERIFY(last->error.isEmpty());
         page.setResult(last);
-        QCOMPARE(last->compare.size(), std::size_t(1)); // one arm each: compared as one
-        const json& arm = last->compare[0];
+        const json compare = comparisonToJson(last->comparison);
+        QCOMPARE(compare.size(), std::size_t(1)); // one arm each: compared as one
+        const json& arm = compare[0];
         CompareTableModel* table = page.table();
         QCOMPARE(table->rowCount(), 2);
         QVERIFY(table->data(table->index(1, 0)).toString().contains(QLatin1String("summary only")));
@@ -214,7 +216,7 @@ private slots:
         QVERIFY(bad);
         QCOMPARE(bad->file->issues.size(), std::size_t(1));
         QCOMPARE(bad->file->issues[0].line, qint64(13));
-        QVERIFY(!bad->compare.empty()); // the rest is still compared
+        QVERIFY(!bad->comparison.empty()); // the rest is still compared
 
         RunFileLoader loader2;
         const auto cut = loadAndWait(loader2, truncated);
@@ -313,7 +315,8 @@ private slots:
         connect(&loader, &RunFileLoader::loaded, this, [&last](std::shared_ptr<const LoadedRunFile> r) { last = r; });
         loader.load(QStringList { kFixture, kFixture }, {}, false);
         QTRY_VERIFY_WITH_TIMEOUT(last != nullptr, 60000);
-        const json& arm = last->compare[0];
+        const json compare = comparisonToJson(last->comparison);
+        const json& arm = compare[0];
         QCOMPARE(arm["configs"].size(), std::size_t(4));
         QCOMPARE(arm["configs"][2]["config"].get<std::string>(), std::string("mns2 @2"));
         QCOMPARE(arm["configs"][2]["ratio"]["ttft_ms"]["p50"].get<double>(), 1.0); // the same run, from the other file

@@ -3,6 +3,7 @@
 // path typed, the trend of the selected configuration, and the files the
 // window opens catalogued.
 #include "charts/trendplot.h"
+#include "compare/comparisonwriter.h"
 #include "feeds/cataloguejobs.h"
 #include "feeds/runfileloader.h"
 #include "library/cataloguematch.h"
@@ -164,8 +165,9 @@ private slots:
             30000);
         QVERIFY2(result->error.isEmpty(), qPrintable(result->error));
         QCOMPARE(result->picks, QStringLiteral("@%1 @%2").arg(idA).arg(idB));
-        QCOMPARE(int(result->compare.size()), 1);
-        const nlohmann::json& configs = result->compare[0]["configs"];
+        const nlohmann::json compared = comparisonToJson(result->comparison);
+        QCOMPARE(int(compared.size()), 1);
+        const nlohmann::json& configs = compared[0]["configs"];
         QCOMPARE(int(configs.size()), 2);
         QCOMPARE(QString::fromStdString(configs[0]["config"].get<std::string>()), QStringLiteral("mns2 @%1").arg(idA));
         QCOMPARE(QString::fromStdString(configs[1]["config"].get<std::string>()), QStringLiteral("mns2 @%1").arg(idB));

@@ -176,8 +176,8 @@ private slots:
         result->file = std::make_shared<RunFile>();
         result->intervals = true;
         result->calibrationNote = QStringLiteral("the spec names the calibration cal.jsonl, which is not there");
-        result->setComparison(comparisonFromJson(json::array({ { { "arm", "stress" }, { "baseline", "a" },
-            { "gentle", false }, { "unsettled", { "c" } }, { "configs", { base, rounds, single } } } })));
+        result->comparison = comparisonFromJson(json::array({ { { "arm", "stress" }, { "baseline", "a" },
+            { "gentle", false }, { "unsettled", { "c" } }, { "configs", { base, rounds, single } } } }));
         RunFileLoader loader;
         ComparePage page(&loader);
         page.setResult(result);

@@ -50,14 +50,14 @@ bool writePoints(const nlohmann::json& points, const QString& path, QString* err
 
 ParetoChart paretoOf(const LoadedRunFile& result, ParetoY y)
 {
-    return paretoChart(result.compare, result.file ? result.file->environment() : nlohmann::json(), y);
+    return paretoChart(result.comparison, result.file ? result.file->environment() : nlohmann::json(), y);
 }
 
 } // namespace
 
 bool hasKnobChart(const LoadedRunFile& result)
 {
-    return !varyingKnobs(result.compare).isEmpty();
+    return !varyingKnobs(result.comparison).isEmpty();
 }
 
 bool hasParetoChart(const LoadedRunFile& result)
@@ -81,7 +81,7 @@ bool drawKnobResponse(
 {
     KnobResponse response;
     const std::map<QString, int> drift = driftCounts(result);
-    if (!knobResponse(result.compare, knob, metric, &response, error, &drift))
+    if (!knobResponse(result.comparison, knob, metric, &response, error, &drift))
         return false;
     plot.setResponse(knobRangeTitle(result, tr("%1 against %2").arg(response.metricTitle, knob)), response);
     return true;

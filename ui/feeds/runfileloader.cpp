@@ -177,14 +177,14 @@ void RunFileLoader::analyze(quint64 generation, std::shared_ptr<LoadedRunFile> r
     quick.resamples = 0;
     quick.allowDifferentWorkloads = allowDifferentWorkloads;
     quick.calibration = result->calibration;
-    result->setComparison(compareRuns(*result->file, quick, &error));
+    result->comparison = compareRuns(*result->file, quick, &error);
     result->error = error; // a refused comparison (different workloads) says why
     if (result->live && error.isEmpty()) {
-        const QStringList knobs = varyingKnobs(result->compare);
+        const QStringList knobs = varyingKnobs(result->comparison);
         QString ignored;
         if (knobs.isEmpty()
             || !knobResponse(
-                result->compare, knobs.first(), QStringLiteral("ttft_ms.p99"), &result->liveKnob, &ignored))
+                result->comparison, knobs.first(), QStringLiteral("ttft_ms.p99"), &result->liveKnob, &ignored))
             result->liveKnob = KnobResponse();
     }
     result->hasProbes = !passes.empty();
@@ -201,7 +201,7 @@ void RunFileLoader::analyze(quint64 generation, std::shared_ptr<LoadedRunFile> r
     options.baseline = result->baseline;
     options.allowDifferentWorkloads = allowDifferentWorkloads;
     options.calibration = result->calibration;
-    full->setComparison(compareRuns(*full->file, options, &error));
+    full->comparison = compareRuns(*full->file, options, &error);
     full->intervals = true;
     deliver(generation, full);
 }
@@ -236,13 +236,13 @@ void RunFileLoader::recompare(const QString& baseline)
         options.resamples = 0;
         options.allowDifferentWorkloads = allow;
         options.calibration = base->calibration;
-        quick->setComparison(compareRuns(*quick->file, options, &error));
+        quick->comparison = compareRuns(*quick->file, options, &error);
         quick->error = error;
         quick->intervals = false;
         deliver(generation, quick);
         auto full = releasedOffGuiThread(new LoadedRunFile(*quick));
         options.resamples = 1000;
-        full->setComparison(compareRuns(*full->file, options, &error));
+        full->comparison = compareRuns(*full->file, options, &error);
         full->intervals = true;
         deliver(generation, full);
     });

@@ -2,7 +2,6 @@
 
 #include "compare/calibration.h"
 #include "compare/comparisontypes.h"
-#include "compare/comparisonwriter.h"
 #include "compare/knobresponse.h"
 #include "drift/driftanalysis.h"
 #include "library/cataloguepicks.h"
@@ -26,14 +25,6 @@ struct LoadedRunFile {
     QString picks; ///< "@12 @34" when compared from the run library (loadPicks), else empty
     std::shared_ptr<const RunFile> file; ///< shared by every result of one load (two files: merged)
     Comparison comparison; ///< compareRuns() for `baseline`
-    /// The same as `compare --json` gives it, for the readers that still take JSON
-    /// (docs/architecture.md, "The comparison"); set with `comparison` by setComparison().
-    nlohmann::json compare;
-    void setComparison(Comparison c)
-    {
-        compare = comparisonToJson(c);
-        comparison = std::move(c);
-    }
     bool intervals = false; ///< compare has bootstrap intervals (they follow the first result)
     QString baseline;
     DriftReport drift;

@@ -80,7 +80,7 @@ void KnobRangePanel::setResult(std::shared_ptr<const LoadedRunFile> result)
     const QString knob = m_knob->currentText();
     m_knob->clear();
     if (m_result)
-        m_knob->addItems(varyingKnobs(m_result->compare));
+        m_knob->addItems(varyingKnobs(m_result->comparison));
     if (m_knob->findText(knob) >= 0)
         m_knob->setCurrentText(knob);
     const QStringList searched = m_result && m_result->file ? searchKnobNames(m_result->file->search) : QStringList();

@@ -258,7 +258,7 @@ bool knobRangeSection(
                 &figures, error, true))
             return false;
     }
-    for (const QString& knob : knobs ? varyingKnobs(result.compare) : QStringList())
+    for (const QString& knob : knobs ? varyingKnobs(result.comparison) : QStringList())
         for (const char* metric : { "ttft_ms.p99", "out_tok_per_s" })
             if (!inliner.figure(
                     [&](const QString& svg, QString* why) {
