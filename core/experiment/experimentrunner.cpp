@@ -1,37 +1,21 @@
 #include "experiment/experimentrunner.h"
 
-#include "metrics/armverdicts.h"
-#include "metrics/percentiles.h"
-#include "metrics/tracelateness.h"
-#include "metrics/ttftsplit.h"
+#include "experiment/armsummary.h"
+#include "experiment/runlines.h"
 #include "store/recordjson.h"
-#include "store/runline.h"
 #include "telemetry/gpusampler.h"
-#include "telemetry/hostenvironment.h"
+#include "util/monotonicclock.h"
 #include "util/qstringtext.h"
-#include "util/redact.h"
-#include "util/wallclock.h"
 #include "workload/workload.h"
 
-#include <QDateTime>
-
 namespace ks {
-
-namespace {
-
-std::string isoNow()
-{
-    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toStdString();
-}
-
-} // namespace
 
 ExperimentRunner::ExperimentRunner(ExperimentSpec spec, QString outPath, QObject* parent)
     : RunSource(parent)
     , m_spec(std::move(spec))
     , m_outPath(std::move(outPath))
     , m_server(m_spec, m_outPath, this)
-    , m_schedule(m_spec)
+    , m_visits(m_spec, m_outPath)
     , m_snapshotTimer(this)
     , m_gpu(this)
 {
@@ -81,10 +65,7 @@ QString ExperimentRunner::start()
     }
     if (!m_writer.open(m_outPath, &error))
         return error;
-    nlohmann::json experiment = { { "type", "experiment" }, { "schema", 1 }, { "tool", "knobscope " KNOBSCOPE_VERSION },
-        { "started_at", isoNow() }, { "spec", redactSpec(m_spec.raw) }, { "environment", hostEnvironment() } };
-    if (!m_spec.calibration.is_null()) // run --aa N: readCalibration() knows the file by it
-        experiment["calibration"] = m_spec.calibration;
+    const nlohmann::json experiment = experimentLine(m_spec);
     m_writer.write(experiment);
     if (!m_writer.flush()) {
         const QString problem = m_writer.error();
@@ -94,8 +75,6 @@ QString ExperimentRunner::start()
     emit experimentStarted(experimentInfoFromLine(experiment));
     if (m_spec.search)
         m_search = std::make_unique<SearchDriver>(m_spec);
-    if (m_spec.rounds.until)
-        m_judge.emplace(m_spec, m_outPath);
     QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
     return {};
 }
@@ -142,9 +121,8 @@ void ExperimentRunner::onWriteFailed()
 void ExperimentRunner::serverEvent(const QString& event, const QString& detail)
 {
     // t_us counts from the running arm's t0; between arms there is no run clock.
-    m_writer.write({ { "type", "server_event" }, { "run", text(m_run) },
-        { "t_us", m_armRunning ? nlohmann::json(monotonicUs() - m_t0Us) : nlohmann::json(nullptr) },
-        { "wall", isoNow() }, { "event", text(event) }, { "detail", text(detail) } });
+    m_writer.write(
+        serverEventLine(m_run, m_armRunning ? std::optional(monotonicUs() - m_t0Us) : std::nullopt, event, detail));
     flushFile();
 }
 
@@ -180,8 +158,7 @@ void ExperimentRunner::onServerFailed(const QString& message)
     m_problems << QStringLiteral("%1: %2").arg(m_spec.configs[m_config].label, message);
     if (m_search) // a probe that could not start has no figure
         concludeSearchProbe();
-    m_failed.resize(std::max(m_failed.size(), m_config + 1));
-    m_failed[m_config] = true; // this configuration cannot run; the next one may
+    m_visits.markFailed(m_config); // this configuration cannot run; the next one may
     nextVisit();
     QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
 }
@@ -196,15 +173,9 @@ void ExperimentRunner::probeServerThenStartArm()
 
 void ExperimentRunner::writeServerSample(const ServerSample& s)
 {
-    auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-    nlohmann::json line = { { "type", "server" }, { "run", text(m_run) }, { "t_us", s.tUs },
-        { "running", value(s.running) }, { "waiting", value(s.waiting) }, { "kv_cache_usage", value(s.kvCacheUsage) },
-        { "engine", text(s.engine) } };
-    if (s.specDecode) {
-        line["spec_decode"] = specDecodeJson(*s.specDecode);
+    m_writer.write(serverSampleLine(m_run, s));
+    if (s.specDecode)
         m_snapshots.addSpecDecode(*s.specDecode);
-    }
-    m_writer.write(line);
     m_snapshots.addServerSample(s.running.value_or(-1), s.waiting.value_or(-1), s.kvCacheUsage.value_or(-1));
     m_serverTally.add(s);
 }
@@ -244,35 +215,16 @@ void ExperimentRunner::startArm()
     m_snapshots.beginRun(m_run, config.label, config.model, m_probeRestart);
     m_serverTally = {};
     m_load = std::make_unique<LoadRunner>(load);
-    m_concurrencyNow = load.mode == LoadSpec::Mode::Concurrency ? load.concurrency : 0;
-    m_rateNow = load.mode == LoadSpec::Mode::Rate ? load.rate : 0;
+    m_steering.beginArm(load);
     const nlohmann::json prompts = probePass ? nlohmann::json() : Workload::identity(load);
     connect(m_load.get(), &LoadRunner::started, this, [this, &config, prompts](qint64 t0) {
         m_t0Us = t0;
         m_armRunning = true;
-        nlohmann::json line = { { "type", "run" }, { "run", text(m_run) }, { "config", text(config.label) },
-            { "arm", text(m_armName) }, { "t0_wall", isoNow() }, { "t0_monotonic_us", t0 }, { "knobs", config.knobs },
-            { "config_index", m_config }, { "model", text(config.model) }, { "ticks", true },
-            { "t0_unix_us", unixUsAtMonotonic(t0) } };
-        if (!config.grid.is_null())
-            line["grid"] = config.grid;
-        line.update(m_runFields);
-        if (!config.search.is_null())
-            line["search"] = config.search;
-        line.update(m_runLineExtra);
-        if (m_probeRestart >= 0) {
-            line["probes"] = m_probeSet->identity();
-            line["probes"]["restart"] = m_probeRestart;
-            line["probes"]["repeats"] = m_probeRestart == 0 ? m_spec.probes->repeats : 1;
-            line["probes"]["max_tokens"] = m_spec.probes->maxTokens;
-            line["probes"]["concurrency"] = m_spec.probes->concurrency;
-        }
-        if (!prompts.is_null())
-            line["prompts"] = prompts;
-        if (m_server.hasVersion())
-            line["server_version"] = m_server.version();
+        nlohmann::json line = runLine({ m_run, m_armName, config, m_config, t0, m_runFields, m_runLineExtra,
+            m_probeRestart >= 0 ? probesField(*m_probeSet, *m_spec.probes, m_probeRestart) : nlohmann::json(), prompts,
+            m_server.hasVersion() ? nlohmann::json(m_server.version()) : nlohmann::json() });
         flushFile();
-        m_runOffset = m_writer.bytesWritten(); // the arm's lines start here (readBackRecords)
+        m_runOffset = m_writer.bytesWritten(); // the arm's lines start here (recordsWrittenSince)
         m_writer.write(line);
         flushFile();
         m_runLine = std::move(line);
@@ -312,26 +264,6 @@ void ExperimentRunner::takeSnapshot()
     emit snapshotReady(m_run, m_snapshots.snapshot(runTimeUs));
 }
 
-std::vector<RequestRecord> ExperimentRunner::readBackRecords(const QStringList& runs)
-{
-    std::vector<RequestRecord> records;
-    std::vector<RunFileIssue> issues;
-    qint64 line = 0;
-    QString error;
-    const QString run = m_run;
-    m_writer.readBack(
-        m_runOffset,
-        [&](QByteArrayView text) {
-            RunLine decoded = readRunLine(text, ++line, issues, &run);
-            if (decoded.kind == RunLine::Kind::Request && runs.contains(decoded.run))
-                records.push_back(std::move(decoded.request));
-        },
-        &error);
-    if (!error.isEmpty())
-        m_problems << error;
-    return records;
-}
-
 void ExperimentRunner::onArmFinished(const LoadResult& result)
 {
     m_armRunning = false;
@@ -352,72 +284,40 @@ void ExperimentRunner::concludeArm(const LoadResult& result)
     }
     flushFile();
     endSegment();
-    std::vector<Segment> segments = std::exchange(m_segments, {});
+    std::vector<ArmSteering::Segment> segments = m_steering.takeSegments();
     QStringList runs;
-    for (const Segment& segment : segments)
+    for (const ArmSteering::Segment& segment : segments)
         runs << segment.run;
-    std::vector<RequestRecord> records = readBackRecords(runs);
-    for (std::size_t i = 0; i < segments.size(); ++i) {
-        std::vector<RequestRecord> own;
-        if (segments.size() == 1) {
-            own = std::move(records);
-        } else {
-            for (const RequestRecord& r : records)
-                if (r.run == segments[i].run)
-                    own.push_back(r);
-        }
-        finishRun(std::move(segments[i]), std::move(own), result, i + 1 == segments.size(), segments.size() == 1);
-    }
+    QString readError;
+    std::vector<RequestRecord> records = recordsWrittenSince(m_writer, m_runOffset, runs, m_run, &readError);
+    if (!readError.isEmpty())
+        m_problems << readError;
+    std::vector<std::vector<RequestRecord>> bySegment = ArmSteering::splitBySegment(std::move(records), segments);
+    for (std::size_t i = 0; i < segments.size(); ++i)
+        finishRun(
+            std::move(segments[i]), std::move(bySegment[i]), result, i + 1 == segments.size(), segments.size() == 1);
     m_load.release()->deleteLater();
     if (!m_plan)
         ++m_arm; // a probe pass; a load arm moves on when its plan runs out
     QMetaObject::invokeMethod(this, &ExperimentRunner::startArm, Qt::QueuedConnection);
 }
 
-void ExperimentRunner::finishRun(
-    Segment segment, std::vector<RequestRecord> records, const LoadResult& result, bool last, bool wholeArm)
+void ExperimentRunner::finishRun(ArmSteering::Segment segment, std::vector<RequestRecord> records,
+    const LoadResult& result, bool last, bool wholeArm)
 {
     const ConfigSpec& config = m_spec.configs[m_config];
-    const QString& run = segment.run;
-    nlohmann::json summary = summarizeRun(run, config.label, segment.arm, records, m_spec.slo, clientLoadOf(result));
-    const MetricsScraper* scraper = m_server.scraper();
-    if (scraper && wholeArm) // vLLM's histograms (over the whole arm), where the records give no better split
-        offerHistogramSplit(summary, scraper->firstHistograms(), scraper->lastHistograms());
-    if (m_probeRestart >= 0)
-        summary["drift"] = m_snapshots.drift().runSummary(config.label, m_probeRestart, int(m_probeSet->probes.size()));
-    if (m_probeRestart < 0 && m_arm < m_spec.arms.size() && m_spec.arms[m_arm].mode == LoadSpec::Mode::Trace) {
-        summary["trace"] = traceLateness(records); // how well the client kept the recorded schedule
-        if (const std::string late = traceLatenessWarning(summary["trace"], summary.value("requests", 0));
-            !late.empty())
-            summary["warnings"].push_back(late);
-    }
-    summary["knobs"] = config.knobs; // each summary alone says what it measured (a grid's point)
-    summary["model"] = text(config.model);
-    summary["server"] = segment.server.summary(m_server.metricsProblem(), scraper);
-    segment.server.writeSpecDecode(summary, scraper && last ? scraper->finalSpecDecode() : std::nullopt);
-    if (!segment.gpu.is_null())
-        summary["gpu"] = std::move(segment.gpu);
-    if (scraper && scraper->failures() > 0 && last)
-        summary["warnings"].push_back(scrapeGapWarning(*scraper));
-    const auto mns = config.knobText(QStringLiteral("max_num_seqs"));
-    addGentleVerdict(summary, records, m_probeRestart < 0, segment.server.samples, segment.server.samplesWaiting,
-        mns ? std::optional<int>(mns->toInt()) : std::nullopt);
-    for (const QString& warning : m_server.warnings())
-        summary["warnings"].push_back(text(warning));
-    if (!m_armProblem.isEmpty() && last) {
-        summary["status"] = "server_exited";
-        summary["warnings"].push_back("the server exited during this arm: " + text(m_armProblem));
+    const QString run = segment.run;
+    const bool probePass = m_probeRestart >= 0;
+    const nlohmann::json drift = probePass
+        ? m_snapshots.drift().runSummary(config.label, m_probeRestart, int(m_probeSet->probes.size()))
+        : nlohmann::json();
+    const bool trace = !probePass && m_arm < m_spec.arms.size() && m_spec.arms[m_arm].mode == LoadSpec::Mode::Trace;
+    // config, slo, server, drift, loadArm, trace, serverExited, interrupted, last, wholeArm:
+    const ArmSummaryContext context { config, m_spec.slo, m_server, drift, !probePass, trace, m_armProblem,
+        m_stopRequested, last, wholeArm };
+    nlohmann::json summary = armSummary(segment, records, result, context);
+    if (!m_armProblem.isEmpty() && last)
         m_problems << QStringLiteral("%1: server exited during the arm").arg(run);
-    } else {
-        summary["status"] = result.stopped && last ? "stopped" : "completed";
-    }
-    summary["interrupted"] = m_stopRequested; // Stop, Ctrl-C or a failed write
-    if (!result.stats.connectMs.empty())
-        summary["connect_ms"] = percentile(result.stats.connectMs, 50);
-    if (!segment.sweep.is_null()) // a steered arm's segments are the steps of a sweep over that setting
-        summary["sweep"] = std::move(segment.sweep);
-    if (!segment.control.is_null())
-        summary["control"] = std::move(segment.control);
     if (m_plan && last)
         m_plan->stepFinished(summary); // sweep/repeat fields and the early-stop decision
     nlohmann::json line = summary;
@@ -427,13 +327,8 @@ void ExperimentRunner::finishRun(
     if (m_writer.failed())
         m_unsavedSummaries << run;
     emit runFinished(run, runSummaryFromJson(std::move(summary)));
-    auto recorded = std::make_shared<RunData>();
-    recorded->run = run;
-    recorded->config = config.label;
-    recorded->arm = segment.arm;
-    recorded->info = std::move(segment.runLine);
-    recorded->summary = std::move(line);
-    recorded->requests = RequestTable::fromRecords(run, records);
+    auto recorded = std::make_shared<RunData>(RunData { run, config.label, segment.arm, std::move(segment.runLine),
+        std::move(line), RequestTable::fromRecords(run, records) });
     if (m_search)
         m_search->keepRun(m_config, recorded, m_stopRequested);
     emit runRecorded(recorded);
@@ -447,7 +342,9 @@ void ExperimentRunner::finishExperiment()
         m_server.stopThen(ServerSession::AfterStop::Finish); // the file closes once the server is gone
         return;
     }
-    writeStoppedRound();
+    if (m_stopRequested && !m_writeFailed)
+        if (const std::optional<RoundDecision> decision = m_visits.stopped())
+            writeRound(*decision);
     if (const nlohmann::json search = m_search ? m_search->takeLine(m_stopRequested) : nullptr; !search.is_null()) {
         m_writer.write(search); // once, before the file closes
         emit searchEnded(search);
@@ -456,14 +353,144 @@ void ExperimentRunner::finishExperiment()
         m_writeFailed = true; // the last lines did not get out
         m_problems.prepend(m_writer.error());
     }
-    if (m_writeFailed) {
-        QString lost = QStringLiteral("the run stopped there; the file keeps every line written before the failure");
-        if (!m_unsavedSummaries.isEmpty())
-            lost += QStringLiteral(", but not the summary of %1 (shown when the arm ended)")
-                        .arg(m_unsavedSummaries.join(QStringLiteral(", ")));
-        m_problems.insert(1, lost);
-    }
+    if (m_writeFailed)
+        m_problems.insert(1, lostLinesNote(m_unsavedSummaries));
     emit finished(m_problems.join(QLatin1Char('\n')));
+}
+
+// The order of visits (VisitOrder; docs/experiments.md, "Repeats").
+void ExperimentRunner::startConfig()
+{
+    std::optional<Visit> visit;
+    while (!m_stopRequested && (visit = m_visits.current(m_spec.configs.size())) && m_visits.failed(visit->config))
+        nextVisit(); // its server could not start in an earlier round
+    if (m_stopRequested || !visit) {
+        finishExperiment();
+        return;
+    }
+    m_config = visit->config;
+    m_round = visit->round;
+    m_arm = 0;
+    m_runInConfig = 0;
+    m_restartedForProbes = false;
+    m_run = m_spec.configs[m_config].label;
+    // With restarts between configurations every visit gets a fresh server,
+    // also the next round of the one configuration there is.
+    if (m_spec.server && (!m_server.isUp() || m_spec.server->restartBetweenConfigs))
+        restartServer();
+    else
+        probeServerThenStartArm();
+}
+
+void ExperimentRunner::concludeSearchProbe()
+{
+    m_search->concludeProbe(m_config, m_stopRequested, m_problems);
+    if (const nlohmann::json line = m_search->takeProbeLine(); !line.is_null()) {
+        m_writer.write(line);
+        emit searchProbed(line);
+    }
+}
+
+void ExperimentRunner::endConfig()
+{
+    m_plan.reset();
+    m_armProblem.clear();
+    if (m_search)
+        concludeSearchProbe();
+    nextVisit();
+    const bool last = !m_visits.current(m_spec.configs.size()) || m_stopRequested;
+    if (m_server.isRunning() && (last || m_spec.server->restartBetweenConfigs)) {
+        m_server.stopThen(ServerSession::AfterStop::StartConfig);
+        return;
+    }
+    QMetaObject::invokeMethod(this, &ExperimentRunner::startConfig, Qt::QueuedConnection);
+}
+
+void ExperimentRunner::nextVisit()
+{
+    const std::optional<int> round = m_visits.advance(m_spec.configs.size());
+    // A round cut short: a stopped experiment says so once, as it closes (finishExperiment).
+    if (!round || m_stopRequested || !m_visits.roundEnded(*round) || m_writeFailed)
+        return;
+    flushFile(); // the judge reads the file
+    if (const std::optional<RoundDecision> decision = m_visits.judge(*round)) // none before the first look
+        writeRound(*decision);
+}
+
+void ExperimentRunner::writeRound(const RoundDecision& decision)
+{
+    m_writer.write(roundLine(decision));
+    flushFile();
+    if (!decision.problem.isEmpty())
+        m_problems << decision.problem;
+    emit roundDecided(decision);
+}
+
+int ExperimentRunner::nextRunIndex()
+{
+    return m_visits.runsBefore() + m_runInConfig++;
+}
+
+int ExperimentRunner::runTotal() const
+{
+    // Sweeps may stop early and rounds end when decided, so the total is an
+    // estimate (docs/experiments.md, "Sweeps" and "Repeats").
+    return m_visits.totalRuns(m_search ? m_search->plannedConfigs() : m_spec.configs.size());
+}
+
+// Live control of a running arm (docs/experiments.md, "Steering").
+void ExperimentRunner::endSegment()
+{
+    m_steering.endSegment(m_run, m_armName, std::exchange(m_runLine, nlohmann::json()),
+        std::exchange(m_serverTally, {}), m_gpu.takeSummary());
+}
+
+void ExperimentRunner::finishArmGently()
+{
+    m_stopRequested = true; // no arm after this one
+    if (m_load && m_armRunning)
+        m_load->drain();
+    else
+        stop();
+}
+
+ArmSteering::ArmState ExperimentRunner::armState() const
+{
+    return { m_load.get(), m_armRunning, m_stopRequested, m_probeRestart >= 0, !m_runFields.empty() };
+}
+
+QString ExperimentRunner::steer(int concurrency)
+{
+    QString refusal;
+    if (const auto change = m_steering.steer(concurrency, armState(), m_run, m_armName, &refusal))
+        startSegment(*change);
+    return refusal;
+}
+
+QString ExperimentRunner::steerRate(double rate)
+{
+    QString refusal;
+    if (const auto change = m_steering.steerRate(rate, armState(), m_run, m_armName, &refusal))
+        startSegment(*change);
+    return refusal;
+}
+
+void ExperimentRunner::startSegment(const ArmSteering::Change& change)
+{
+    const qint64 nowUs = monotonicUs() - m_t0Us;
+    if (m_snapshots.inRun())
+        takeSnapshot(); // the last point of the segment that ends
+    endSegment();
+    nlohmann::json line = m_steering.startLine(change, nowUs);
+    m_writer.write(line);
+    flushFile();
+    m_runLine = std::move(line);
+    m_run = change.run;
+    m_armName = change.arm;
+    const ConfigSpec& config = m_spec.configs[m_config];
+    m_snapshots.beginRun(m_run, config.label, config.model, -1);
+    emit runStarted({ m_run, config.label, m_armName, config.model, m_visits.runsBefore() + m_runInConfig - 1,
+        runTotal(), m_runLine });
 }
 
 } // namespace ks

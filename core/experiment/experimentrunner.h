@@ -1,10 +1,10 @@
 #pragma once
 
 #include "experiment/armplan.h"
-#include "experiment/roundjudge.h"
-#include "experiment/roundschedule.h"
+#include "experiment/armsteering.h"
 #include "experiment/searchdriver.h"
 #include "experiment/serversession.h"
+#include "experiment/visitorder.h"
 #include "load/loadrunner.h"
 #include "source/runsnapshotter.h"
 #include "source/runsource.h"
@@ -25,7 +25,7 @@
 namespace ks {
 
 /// Runs every arm of an experiment against every configuration, in the order
-/// of its RoundSchedule (interleaved rounds, or blocked in spec order), into
+/// of its VisitOrder (interleaved rounds, or blocked in spec order), into
 /// one JSONL file (docs/formats.md): starts and restarts the server when
 /// the spec has one, scrapes /metrics during each arm, and writes a summary per
 /// arm that says whether the arm ever made the server queue. It is the live
@@ -90,43 +90,24 @@ private:
     void takeSnapshot();
     void onArmFinished(const LoadResult& result);
     void concludeArm(const LoadResult& result);
-    /// One run of an arm (a segment of a steered one): what finishRun() summarizes.
-    struct Segment {
-        QString run;
-        QString arm;
-        nlohmann::json runLine;
-        ServerTally server;
-        nlohmann::json gpu;
-        nlohmann::json sweep; ///< a steered arm's: its summary's `sweep`
-        nlohmann::json control; ///< a segment after the first: its `control`
-    };
-    /// Moves the run now going into m_segments (a steer, or the arm's end).
+    /// Moves the run now going into m_steering's segments (a steer, or the arm's end).
     void endSegment();
-    /// Empty when the running arm can be steered by a setting of this mode, else why not.
-    QString whyNotSteerable(LoadSpec::Mode mode) const;
-    /// Names the segment ARM~SETTING (#N when the setting was in force before),
-    /// lets `apply` change the load with that name, then ends the running segment
-    /// and writes the new one's run line with `control`. Returns `apply`'s refusal.
-    QString startSegment(const QString& setting, const char* kind, const nlohmann::json& value,
-        const nlohmann::json& from, const std::function<QString(const QString& run)>& apply);
+    ArmSteering::ArmState armState() const;
+    /// After the load took a steer: ends the running segment and writes the new one's run line.
+    void startSegment(const ArmSteering::Change& change);
     /// Summarizes a finished run from its records, writes its summary line and
     /// tells the windows; `last`: the arm's last segment (its plan moves on).
     /// `wholeArm`: the arm was not steered (the scraper's histograms are its own).
-    void finishRun(
-        Segment segment, std::vector<RequestRecord> records, const LoadResult& result, bool last, bool wholeArm);
-    /// The arm's records as the file holds them: the file is the store, so a
-    /// long arm keeps no record in memory, and the summary is exact.
-    std::vector<RequestRecord> readBackRecords(const QStringList& runs);
+    void finishRun(ArmSteering::Segment segment, std::vector<RequestRecord> records, const LoadResult& result,
+        bool last, bool wholeArm);
     void endConfig();
     /// Hands the ended configuration to the search, and writes the probe's `search_probe` line if it has one.
     void concludeSearchProbe();
-    /// Moves past the current visit; a visit that ends a round has the round judged.
+    /// Moves past the current visit; a visit that ends a round has the round
+    /// judged (repeats that run until decided), and the decision written.
     void nextVisit();
-    /// Repeats that run until decided: writes and sends the decision after
-    /// `round`, and ends the schedule there when it stops.
-    void afterRound(int round);
-    /// The `round` line of an experiment stopped before its rounds were decided.
-    void writeStoppedRound();
+    /// Writes and sends a round's decision (also a stopped experiment's, as it closes).
+    void writeRound(const RoundDecision& decision);
     /// The progress of the run starting now (RunInfo index and total).
     int nextRunIndex();
     int runTotal() const;
@@ -142,13 +123,8 @@ private:
     JsonlWriter m_writer;
     ServerSession m_server;
     std::unique_ptr<LoadRunner> m_load;
-    RoundSchedule m_schedule;
-    std::size_t m_visit = 0; ///< index into m_schedule
+    VisitOrder m_visits;
     int m_round = 0; ///< of the visit now running (0: blocked)
-    std::vector<bool> m_failed; ///< configurations whose server could not start: their later visits are skipped
-    std::optional<RoundJudge> m_judge; ///< set for repeats that run until decided
-    int m_roundsDone = 0;
-    bool m_roundsEnded = false; ///< a round line with a stop is written
     std::size_t m_config = 0;
     std::size_t m_arm = 0;
     std::unique_ptr<ArmPlan> m_plan; ///< the runs of the current load arm (sweep steps, repeats)
@@ -168,9 +144,7 @@ private:
     LoadProgress m_lastProgress;
     bool m_progressDirty = false;
     ServerTally m_serverTally; ///< the current arm's scrapes
-    std::vector<Segment> m_segments; ///< earlier segments of a steered arm now running
-    int m_concurrencyNow = 0; ///< of the running arm, as steered
-    double m_rateNow = 0; ///< of the running rate arm, as steered
+    ArmSteering m_steering; ///< the running arm's settings and earlier segments
     QString m_armProblem; ///< the server died during this arm
     QStringList m_problems; ///< per experiment, for the final message
     bool m_stopRequested = false;

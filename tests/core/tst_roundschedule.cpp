@@ -1,6 +1,8 @@
-// The order of an experiment's visits (RoundSchedule) and an arm's runs in one round (ArmPlan).
+// The order of an experiment's visits (RoundSchedule, and the runner's cursor
+// over it, VisitOrder) and an arm's runs in one round (ArmPlan).
 #include "experiment/armplan.h"
 #include "experiment/roundschedule.h"
+#include "experiment/visitorder.h"
 
 #include <QTest>
 
@@ -137,6 +139,39 @@ private slots:
         QCOMPARE(visitsOf(schedule, 2).size(), std::size_t(4));
         QVERIFY(schedule.endsRound(3));
         QCOMPARE(schedule.totalRuns(2), 4);
+    }
+
+    // The runner's cursor: a round ends at its last visit, a failed configuration
+    // stays failed, and a stopped experiment's round is said once.
+    void visitOrderEndsRoundsAndSaysAStoppedOneOnce()
+    {
+        json doc = docWith(2, { plain("a") });
+        doc["repeats"] = { { "min", 2 }, { "max", 3 }, { "until", { { "ratios", { "ttft_ms.p99" } } } } };
+        const ExperimentSpec spec = parse(doc);
+        VisitOrder order(spec, QStringLiteral("/nonexistent/runs.jsonl"));
+        QVERIFY(!order.stopped()); // no round ended yet: nothing to say
+        QVERIFY(order.current(2));
+        QVERIFY(!order.advance(2)); // the first visit of round 1
+        QCOMPARE(order.runsBefore(), 1);
+        QCOMPARE(order.advance(2).value_or(0), 1); // the last visit of round 1
+        QVERIFY(order.roundEnded(1)); // repeats until decided: for the judge
+        QVERIFY(!order.judge(1)); // before the first look (min 2)
+        order.markFailed(1);
+        QVERIFY(order.failed(1));
+        QVERIFY(!order.failed(0));
+        QVERIFY(!order.failed(7));
+        const std::optional<RoundDecision> stopped = order.stopped();
+        QVERIFY(stopped);
+        QCOMPARE(stopped->round, 1);
+        QCOMPARE(stopped->stop, QStringLiteral("stopped"));
+        QCOMPARE(stopped->max, 3);
+        QVERIFY(!order.stopped()); // once
+        QVERIFY(!order.roundEnded(2)); // the rounds have ended
+        QCOMPARE(order.totalRuns(2), 6);
+
+        VisitOrder blocked(parse(docWith(2, { plain("a", 2) })), QString());
+        QVERIFY(!blocked.roundEnded(1)); // no judge
+        QVERIFY(!blocked.stopped());
     }
 
     void sweepsAndProbesRunInTheFirstVisit()
