@@ -2,6 +2,7 @@
 
 #include "util/jsontake.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -77,6 +78,13 @@ bool takeWith(json& from, const char* key, const std::function<bool(const json&)
         return false;
     from.erase(it);
     return true;
+}
+
+// `key`'s array, each element read by `read` (false at the first it refuses);
+// erased from `from` only when every element was read.
+template <typename Read> bool takeArray(json& from, const char* key, Read read)
+{
+    return takeWith(from, key, [&](const json& a) { return a.is_array() && std::all_of(a.begin(), a.end(), read); });
 }
 
 std::optional<Interval> intervalOf(const json& v)
@@ -222,15 +230,10 @@ std::optional<RoundsSpread> roundsSpreadOf(const json& v)
     RoundsSpread s;
     bool whole = jsontake::take(rest, "mean", s.mean);
     whole = jsontake::take(rest, "cv", s.cv) && whole;
-    whole = takeWith(rest, "values", [&](const json& values) {
-        if (!values.is_array())
-            return false;
-        for (const json& x : values) {
-            if (!x.is_number_float())
-                return false;
+    whole = takeArray(rest, "values", [&](const json& x) {
+        if (x.is_number_float())
             s.values.push_back(x.get<double>());
-        }
-        return true;
+        return x.is_number_float();
     }) && whole;
     whole
         = takeWith(rest, "t_ci95", [&](const json& t) { return t.is_null() || floatIntervalOf(t, s.tCi95); }) && whole;
@@ -245,25 +248,15 @@ bool repeatFiguresOf(const json& v, std::optional<RepeatFigures>& out)
     json rest = v;
     RepeatFigures r;
     bool whole = jsontake::take(rest, "n", r.n);
-    whole = takeWith(rest, "runs", [&](const json& runs) {
-        if (!runs.is_array())
-            return false;
-        for (const json& run : runs) {
-            if (!run.is_string())
-                return false;
+    whole = takeArray(rest, "runs", [&](const json& run) {
+        if (run.is_string())
             r.runs << QString::fromStdString(run.get<std::string>());
-        }
-        return true;
+        return run.is_string();
     }) && whole;
-    whole = takeWith(rest, "rounds", [&](const json& rounds) {
-        if (!rounds.is_array())
-            return false;
-        for (const json& round : rounds) {
-            if (!isInt64(round))
-                return false;
+    whole = takeArray(rest, "rounds", [&](const json& round) {
+        if (isInt64(round))
             r.rounds.push_back(round.get<qint64>());
-        }
-        return true;
+        return isInt64(round);
     }) && whole;
     whole = takeWith(rest, "spread", [&](const json& spread) {
         return parseGrid(
