@@ -30,7 +30,7 @@ bool writeRuns(const QString& path, const QStringList& sources, const std::vecto
         writer.write(info);
         for (const ks::RequestRecord& r : run.requests)
             writer.write(ks::toJson(r));
-        nlohmann::json summary = run.summary;
+        nlohmann::json summary = run.summary ? ks::runSummaryToJson(*run.summary) : nlohmann::json::object();
         summary["type"] = "summary";
         writer.write(summary);
     }
@@ -86,7 +86,11 @@ int importCommand(const QStringList& arguments)
             for (int n = 2;
                  std::any_of(runs.begin(), runs.end(), [&](const ks::RunData& r) { return r.run == run.run; }); ++n)
                 run.run = base + QStringLiteral("#%1").arg(n);
-            run.info["run"] = run.summary["run"] = run.run.toStdString();
+            run.info["run"] = run.run.toStdString();
+            if (!run.summary)
+                run.summary = ks::RunSummary();
+            run.summary->run = run.run;
+            run.summary->rest.erase("run"); // one of another type, now replaced
             run.requests.setRun(run.run);
             std::fprintf(stderr, "knobscope import: %s: %s, %zu request records%s\n", qPrintable(path),
                 qPrintable(run.run), run.requests.size(), ks::isSummaryOnly(run) ? " (summary only)" : "");

@@ -50,19 +50,20 @@ int reportCommand(const QStringList& arguments)
             continue;
         }
         nlohmann::json summary = ks::summarizeRun(run.run, run.config, run.arm, run.requests, slo);
-        if (run.summary.is_null()) {
+        if (!run.summary) {
             summary["warnings"].push_back("the run did not finish: no summary line (killed or still running)");
         } else {
+            const nlohmann::json stored = ks::runSummaryToJson(*run.summary);
             // What only the live run could measure is carried over from its summary line.
             for (const char* key :
                 { "client", "connect_ms", "interrupted", "gentle", "server", "status", "peak_in_flight", "drift" }) {
-                if (run.summary.contains(key))
-                    summary[key] = run.summary[key];
+                if (stored.contains(key))
+                    summary[key] = stored[key];
             }
             // A split from the server's histograms exists only in the live summary; one from the records is redone.
-            if (run.summary.contains("ttft_split_ms"))
-                ks::offerTtftSplit(summary, run.summary["ttft_split_ms"]);
-            for (const auto& w : run.summary.value("warnings", nlohmann::json::array())) {
+            if (stored.contains("ttft_split_ms"))
+                ks::offerTtftSplit(summary, stored["ttft_split_ms"]);
+            for (const auto& w : stored.value("warnings", nlohmann::json::array())) {
                 if (std::find(summary["warnings"].begin(), summary["warnings"].end(), w) == summary["warnings"].end())
                     summary["warnings"].push_back(w);
             }

@@ -171,7 +171,7 @@ std::optional<Calibration> calibrationFromRunFile(const RunFile& file, const QSt
     std::map<QString, std::map<std::string, std::vector<double>>> logs;
     std::map<QString, int> runsOfArm;
     for (const RunData& run : file.runs) {
-        if (run.config != out.config || run.info.contains("probes") || !run.summary.is_object())
+        if (run.config != out.config || run.info.contains("probes") || !run.summary)
             continue;
         const QString arm = run.arm;
         if (!out.arms.count(arm))

@@ -209,13 +209,14 @@ nlohmann::json comparisonAssembly(const RunFile& file, const CompareOptions& opt
                     kept = value;
             };
             for (const RunData* r : group.runs) {
-                const nlohmann::json& stored = r->summary;
-                gentle = gentle && stored.is_object() && stored.value("gentle", false);
-                if (stored.is_object() && stored.value("client", nlohmann::json()).is_object())
-                    clientBound = clientBound || stored["client"].value("client_bound", false) == true;
-                if (stored.is_object() && stored.value("server", nlohmann::json()).is_object()) {
-                    keepLargest(maxWaiting, stored["server"].value("max_waiting", nlohmann::json(nullptr)));
-                    keepLargest(waitingShare, stored["server"].value("waiting_share", nlohmann::json(nullptr)));
+                gentle = gentle && r->summary && r->summary->gentle.value_or(false);
+                if (!r->summary)
+                    continue;
+                clientBound = clientBound || r->summary->clientBound();
+                const nlohmann::json server = r->summary->rest.value("server", nlohmann::json());
+                if (server.is_object()) {
+                    keepLargest(maxWaiting, server.value("max_waiting", nlohmann::json(nullptr)));
+                    keepLargest(waitingShare, server.value("waiting_share", nlohmann::json(nullptr)));
                 }
             }
             if (clientBound)
@@ -232,8 +233,8 @@ nlohmann::json comparisonAssembly(const RunFile& file, const CompareOptions& opt
                 double sum = 0;
                 int n = 0;
                 for (const RunData* r : group.runs)
-                    if (r->summary.is_object() && r->summary.value(key, nlohmann::json()).is_number())
-                        sum += r->summary[key].get<double>(), ++n;
+                    if (r->summary && r->summary->rest.value(key, nlohmann::json()).is_number())
+                        sum += r->summary->rest[key].get<double>(), ++n;
                 if (n > 0)
                     entry[key] = sum / n;
             }
@@ -241,9 +242,9 @@ nlohmann::json comparisonAssembly(const RunFile& file, const CompareOptions& opt
                 entry["ttft_split_ms"] = s["ttft_split_ms"];
             if (s.contains("images"))
                 entry["images"] = s["images"];
-            if (group.runs.size() == 1 && group.runs.front()->summary.is_object()
-                && group.runs.front()->summary.contains("ttft_split_ms")) // vLLM's histograms: the live summary's
-                offerTtftSplit(entry, group.runs.front()->summary["ttft_split_ms"]);
+            if (group.runs.size() == 1 && group.runs.front()->summary
+                && group.runs.front()->summary->rest.contains("ttft_split_ms")) // vLLM's histograms: the live summary's
+                offerTtftSplit(entry, group.runs.front()->summary->rest["ttft_split_ms"]);
             if (workloadsDiffer) {
                 entry["workload"] = workloadOf(run);
                 entry["workload_differs"] = !Workload::sameWorkload(baseWorkload, entry["workload"], nullptr);

@@ -2,7 +2,7 @@
 
 #include "metrics/bootstrap.h"
 #include "metrics/runsummary.h"
-#include "metrics/summaryline.h"
+#include "store/summaryline.h"
 
 #include <QString>
 #include <QStringList>

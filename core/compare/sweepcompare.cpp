@@ -8,15 +8,22 @@
 
 namespace ks {
 
+namespace {
+
+bool isSweepStep(const nlohmann::json& step)
+{
+    return step.is_object() && step.contains("arm") && step["arm"].is_string();
+}
+
+} // namespace
+
 nlohmann::json sweepStepOf(const RunData& run)
 {
-    for (const nlohmann::json* from : { &run.info, &run.summary }) {
-        if (!from->is_object())
-            continue;
-        const auto sweep = from->find("sweep");
-        if (sweep != from->end() && sweep->is_object() && sweep->contains("arm") && (*sweep)["arm"].is_string())
-            return *sweep;
-    }
+    if (run.info.is_object())
+        if (const auto step = run.info.find("sweep"); step != run.info.end() && isSweepStep(*step))
+            return *step;
+    if (run.summary && isSweepStep(run.summary->sweep))
+        return run.summary->sweep;
     return nullptr;
 }
 
@@ -47,8 +54,8 @@ SweepPoint sweepPointOf(const RunData& run, const Slo& slo)
         s["sweep"] = nlohmann::json::object();
     if (run.info.contains("repeat"))
         s["repeat"] = run.info["repeat"];
-    if (run.summary.is_object() && run.summary.contains("sweep") && run.summary["sweep"].contains("stop"))
-        s["sweep"]["stop"] = run.summary["sweep"]["stop"];
+    if (run.summary && run.summary->sweep.is_object() && run.summary->sweep.contains("stop"))
+        s["sweep"]["stop"] = run.summary->sweep["stop"];
     return *sweepPoint(s, slo);
 }
 

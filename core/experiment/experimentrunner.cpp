@@ -327,8 +327,9 @@ void ExperimentRunner::finishRun(ArmSteering::Segment segment, std::vector<Reque
     if (m_writer.failed())
         m_unsavedSummaries << run;
     emit runFinished(run, runSummaryFromJson(std::move(summary)));
+    // As the file's reader gives it back: the summary line, its "type" included.
     auto recorded = std::make_shared<RunData>(RunData { run, config.label, segment.arm, std::move(segment.runLine),
-        std::move(line), RequestTable::fromRecords(run, records) });
+        runSummaryFromJson(std::move(line)), RequestTable::fromRecords(run, records) });
     if (m_search)
         m_search->keepRun(m_config, recorded, m_stopRequested);
     emit runRecorded(recorded);

@@ -144,8 +144,8 @@ void capacityObjective(SearchProbe& probe, const Slo& slo, const std::vector<con
 {
     std::vector<SweepPoint> points;
     for (const RunData* run : runs)
-        if (run->summary.is_object())
-            if (auto point = sweepPoint(run->summary, slo))
+        if (run->summary)
+            if (auto point = sweepPoint(runSummaryToJson(*run->summary), slo))
                 points.push_back(*point);
     const std::optional<double> capacity = sweepCapacity(points);
     if (!capacity) {

@@ -58,7 +58,7 @@ void addImportedRun(RunFile* file, const ImportSource& source, const QString& co
     toolSummary["arm"] = arm.toStdString();
     if (!toolSummary.contains("warnings"))
         toolSummary["warnings"] = nlohmann::json::array();
-    run.summary = std::move(toolSummary);
+    run.summary = runSummaryFromJson(std::move(toolSummary));
     file->runs.push_back(std::move(run));
 }
 
@@ -98,7 +98,7 @@ nlohmann::json importedRunSummary(const RunData& run, const Slo& slo)
     const std::string tool = toolName(imported);
     nlohmann::json s;
     if (isSummaryOnly(run)) {
-        s = run.summary.is_object() ? run.summary : nlohmann::json::object();
+        s = run.summary ? runSummaryToJson(*run.summary) : nlohmann::json::object();
         s["run"] = run.run.toStdString();
         s["config"] = run.config.toStdString();
         s["arm"] = run.arm.toStdString();
@@ -113,13 +113,14 @@ nlohmann::json importedRunSummary(const RunData& run, const Slo& slo)
     } else {
         s = summarizeRun(run.run, run.config, run.arm, run.requests, slo);
         s["warnings"].push_back("imported from " + tool + " with per-request data; recomputed from its records");
-        if (!imported.value("send_times", true) && run.summary.is_object()) {
+        if (!imported.value("send_times", true) && run.summary) {
+            const nlohmann::json figures = runSummaryToJson(*run.summary);
             for (const char* key : { "req_per_s", "out_tok_per_s" }) {
-                if (run.summary.contains(key))
-                    s[key] = run.summary[key];
+                if (figures.contains(key))
+                    s[key] = figures[key];
             }
-            if (!slo.any() && run.summary.contains("req_per_s"))
-                s["goodput_req_per_s"] = run.summary["req_per_s"];
+            if (!slo.any() && figures.contains("req_per_s"))
+                s["goodput_req_per_s"] = figures["req_per_s"];
             s["warnings"].push_back("the records carry no send times: throughput is the tool's own figure");
         }
     }

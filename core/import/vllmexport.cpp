@@ -100,7 +100,7 @@ nlohmann::json toVllmResult(const RunData& run, const nlohmann::json& experiment
             out["max_concurrency"] = arm["concurrency"];
     }
     if (isSummaryOnly(run)) {
-        const nlohmann::json& s = run.summary;
+        const nlohmann::json s = run.summary ? runSummaryToJson(*run.summary) : nlohmann::json::object();
         out["completed"] = s.value("ok", 0);
         out["failed"] = s.value("errors", 0);
         out["num_prompts"] = s.value("requests", 0);

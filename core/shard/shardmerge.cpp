@@ -92,7 +92,7 @@ void overlayPartSummaries(json& summary, const std::vector<std::pair<int, const 
     std::string status = "completed";
     json warnings = summary.value("warnings", json::array());
     for (const auto& [index, run] : sources) {
-        const json& part = run->summary;
+        const json part = run->summary ? runSummaryToJson(*run->summary) : json(); // merged key by key
         if (!part.is_object()) {
             status = "incomplete";
             warnings.push_back("shard " + std::to_string(index)
@@ -322,8 +322,9 @@ void mergeInto(const std::vector<ShardPart>& parts, ShardMerge& out)
         json summary = summarizeRun(first.run, first.config, first.arm, records, slo);
         summary["peak_in_flight"] = peakInFlight(records);
         overlayPartSummaries(summary, sources);
+        const RunData& front = *sources.front().second;
+        const json part = front.summary ? runSummaryToJson(*front.summary) : json();
         for (const char* key : { "repeat", "round" }) { // the run's place in the plan, the same in every part
-            const json& part = sources.front().second->summary;
             if (part.is_object() && part.contains(key))
                 summary[key] = part[key];
         }

@@ -3,8 +3,8 @@
 #include "compare/rounddecision.h"
 #include "load/loadrunner.h"
 #include "metrics/aggregator.h"
-#include "metrics/summaryline.h"
 #include "store/runfile.h"
+#include "store/summaryline.h"
 
 #include <QObject>
 #include <QString>

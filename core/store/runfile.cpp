@@ -166,7 +166,7 @@ private:
             break;
         case RunLine::Kind::Summary: {
             Part::Run& run = runFor(decoded.run);
-            run.data.summary = std::move(decoded.object);
+            run.data.summary = runSummaryFromJson(std::move(decoded.object));
             run.hasSummary = true;
             break;
         }

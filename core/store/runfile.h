@@ -3,6 +3,7 @@
 #include "store/requestrecord.h"
 #include "store/requesttable.h"
 #include "store/runline.h"
+#include "store/summaryline.h"
 
 #include <QString>
 #include <QStringList>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace ks {
@@ -19,7 +21,9 @@ struct RunData {
     QString config;
     QString arm;
     nlohmann::json info; ///< the `run` line, cleaned by the reader (RunLine)
-    nlohmann::json summary; ///< the stored `summary` line, cleaned; null if the run did not finish
+    /// The stored `summary` line, cleaned and typed (store/summaryline.h);
+    /// empty when the run did not finish.
+    std::optional<RunSummary> summary;
     RequestTable requests; ///< compact; labelled with `run`
 };
 

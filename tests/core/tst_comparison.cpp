@@ -33,7 +33,8 @@ RunData run(const QString& config, const QString& arm, double ttftScale, quint64
         r.ok = true;
         data.requests.push_back(r);
     }
-    data.summary = { { "gentle", gentle }, { "server", { { "max_waiting", gentle ? 0.0 : 12.0 } } } };
+    data.summary
+        = runSummaryFromJson({ { "gentle", gentle }, { "server", { { "max_waiting", gentle ? 0.0 : 12.0 } } } });
     return data;
 }
 
@@ -291,7 +292,7 @@ private slots:
         for (int k = 0; k < 3; ++k)
             file.runs.push_back(repeatRun(QStringLiteral("a"), k + 1, 1.0, luck[k], 70, 400));
         for (RunData& r : file.runs)
-            r.summary = { { "requests", 400 } };
+            r.summary = runSummaryFromJson({ { "requests", 400 } });
         QString error;
         const auto calibration = calibrationFromRunFile(file, QStringLiteral("dir/cal.jsonl"), &error);
         QVERIFY2(calibration, qPrintable(error));
@@ -422,7 +423,7 @@ private slots:
         }
         llama.requests = std::move(timed);
         RunData vllm = run(QStringLiteral("b"), QStringLiteral("stress"), 1.0, 2, false);
-        vllm.summary["ttft_split_ms"] = { { "queue", { { "p50", 250.0 }, { "mean", 300.0 } } },
+        vllm.summary.value().rest["ttft_split_ms"] = { { "queue", { { "p50", 250.0 }, { "mean", 300.0 } } },
             { "prefill", { { "p50", 420.0 }, { "mean", 450.0 } } }, { "rest", { { "mean", 150.0 } } },
             { "source", "vllm-histograms" }, { "requests", 100 } };
         RunData none = run(QStringLiteral("c"), QStringLiteral("stress"), 1.0, 3, false);

@@ -263,8 +263,8 @@ private slots:
         importVllmResult(o, 1, ImportSource { QStringLiteral("vllm"), QStringLiteral("unknown"), {} }, &file);
         QCOMPARE(file.runs.size(), std::size_t(1));
         const RunData& run = file.runs[0];
-        QCOMPARE(run.summary["ok"].get<int>(), std::numeric_limits<int>::max());
-        QCOMPARE(run.summary["errors"].get<int>(), 0);
+        QCOMPARE(run.summary.value().ok.value(), qint64(std::numeric_limits<int>::max()));
+        QCOMPARE(run.summary.value().errors.value(), qint64(0));
         QCOMPARE(run.requests.size(), std::size_t(2));
         QCOMPARE(run.requests[0].outTokens, std::numeric_limits<int>::max());
         QCOMPARE(run.requests[0].ttftUs, qint64(1e15));

@@ -71,7 +71,7 @@ private slots:
         const RunData& run = file.runs.front();
         QCOMPARE(run.config, QStringLiteral("cfg"));
         QCOMPARE(run.arm, QStringLiteral("arm"));
-        QCOMPARE(run.summary["ok"].get<int>(), 13);
+        QCOMPARE(run.summary.value().ok.value(), qint64(13));
         QCOMPARE(run.requests.size(), std::size_t(20));
         for (qint64 i = 0; i < 20; ++i) {
             const RequestRecord& a = run.requests[std::size_t(i)];

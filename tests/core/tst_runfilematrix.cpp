@@ -128,11 +128,12 @@ QString exercise(const QString& path, RunFile* file, bool replay = true)
         for (const RunData& run : file->runs) {
             const json s = summarizeRun(run.run, run.config, run.arm, run.requests, experimentSlo(file->experiment));
             formatSummaryTable(s);
-            if (run.summary.is_object()) {
+            if (run.summary) {
                 json merged = s;
+                const json stored = runSummaryToJson(*run.summary);
                 for (const char* key : { "client", "server", "gentle", "status", "drift", "warnings" }) {
-                    if (run.summary.contains(key))
-                        merged[key] = run.summary[key];
+                    if (stored.contains(key))
+                        merged[key] = stored[key];
                 }
                 formatSummaryTable(merged);
             }

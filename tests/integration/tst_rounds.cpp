@@ -172,7 +172,7 @@ private slots:
         QCOMPARE(file.runs.size(), std::size_t(6));
         for (const RunData& run : file.runs) {
             QVERIFY(run.info["round"].is_number_integer());
-            QVERIFY(run.summary["round"] == run.info["round"]);
+            QVERIFY(runSummaryToJson(run.summary.value())["round"] == run.info["round"]);
         }
         const auto [rounds, decisions] = replayed(out);
         QCOMPARE(rounds, std::vector<int>({ 1, 1, 2, 2, 3, 3 }));

@@ -123,7 +123,7 @@ private slots:
         QVERIFY(window.liveRunFile());
         QCOMPARE(window.loader()->current()->file.get(), window.liveRunFile().get());
         QCOMPARE(window.liveRunFile()->runs.at(0).requests.size(), std::size_t(64));
-        QCOMPARE(window.liveRunFile()->runs.at(0).summary.value("ok", 0), 64);
+        QCOMPARE(window.liveRunFile()->runs.at(0).summary.value().ok.value_or(0), qint64(64));
 
         // The queue built up at mns 4 with 8 clients, and the chart shows it.
         const QVector<QPointF> waiting
@@ -152,7 +152,7 @@ private slots:
         QVERIFY(file.issues.empty());
         QVERIFY(!file.truncated);
         QCOMPARE(file.runs.size(), std::size_t(1));
-        QCOMPARE(file.runs[0].summary.value("status", std::string()), std::string("stopped"));
+        QCOMPARE(file.runs[0].summary.value().statusText(), QStringLiteral("stopped"));
         QVERIFY(file.runs[0].requests.size() < 100000);
     }
 

@@ -223,7 +223,7 @@ private slots:
         QVERIFY(cut);
         QVERIFY(cut->file->truncated);
         QVERIFY(std::any_of(cut->file->runs.begin(), cut->file->runs.end(),
-            [](const RunData& r) { return r.summary.is_null(); })); // the run that was cut has no summary
+            [](const RunData& r) { return !r.summary; })); // the run that was cut has no summary
 
         MainWindow window;
         QSignalSpy ended(&window, &MainWindow::replayEnded);

@@ -143,7 +143,7 @@ std::string runFileKey(const QString& path)
         = file.experiment.dump() + '|' + std::to_string(file.truncated) + '|' + std::to_string(file.issues.size());
     for (const RunData& run : file.runs) {
         key += '|' + run.run.toStdString() + '|' + run.config.toStdString() + '|' + run.arm.toStdString() + '|'
-            + run.info.dump() + '|' + run.summary.dump();
+            + run.info.dump() + '|' + (run.summary ? runSummaryToJson(*run.summary).dump() : std::string("null"));
         for (const RequestRecord& r : run.requests)
             key += toJson(r).dump();
     }

@@ -3,8 +3,6 @@
 #include "source/replayfeed.h"
 #include "store/runid.h"
 
-#include <nlohmann/json.hpp>
-
 #include <QFileInfo>
 #include <QTimer>
 

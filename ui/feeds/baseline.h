@@ -1,13 +1,11 @@
 #pragma once
 
 #include "metrics/aggregator.h"
-#include "metrics/summaryline.h"
+#include "store/summaryline.h"
 
 #include <QHash>
 #include <QObject>
 #include <QString>
-
-#include <nlohmann/json.hpp>
 
 #include <memory>
 #include <vector>

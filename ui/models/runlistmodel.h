@@ -1,10 +1,8 @@
 #pragma once
 
-#include "metrics/summaryline.h"
+#include "store/summaryline.h"
 
 #include <QAbstractTableModel>
-
-#include <nlohmann/json.hpp>
 
 #include <vector>
 

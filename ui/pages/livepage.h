@@ -3,15 +3,13 @@
 #include "feeds/baseline.h"
 #include "livechart.h"
 #include "metrics/aggregator.h"
-#include "metrics/summaryline.h"
 #include "steerbox.h"
+#include "store/summaryline.h"
 
 #include <QHash>
 #include <QSet>
 #include <QTimer>
 #include <QWidget>
-
-#include <nlohmann/json.hpp>
 
 class QCheckBox;
 class QScrollArea;

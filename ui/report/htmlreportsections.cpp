@@ -6,10 +6,10 @@
 #include "compare/sweepcompare.h"
 #include "drift/driftanalysis.h"
 #include "metrics/runsummary.h"
-#include "metrics/summaryline.h"
 #include "metrics/ttftsplit.h"
 #include "server/serverversion.h"
 #include "store/runfile.h"
+#include "store/summaryline.h"
 #include "telemetry/hostenvironment.h"
 
 #include <QStringList>
@@ -321,8 +321,8 @@ QString htmlWarningsSection(const RunFile& file)
 {
     QString body;
     for (const RunData& run : file.runs) {
-        if (run.summary.is_object())
-            for (const QString& w : runSummaryFromJson(run.summary).warnings.value_or(QStringList()))
+        if (run.summary)
+            for (const QString& w : run.summary->warnings.value_or(QStringList()))
                 body += row({ esc(w) }, esc(run.run));
         else
             body += row({ QStringLiteral("no summary: the run did not finish") }, esc(run.run));

@@ -72,7 +72,7 @@ QStringList runFileNotes(const RunFile& file)
             "before it is shown")
                      .arg(file.lines);
     for (const RunData& run : file.runs)
-        if (run.summary.is_null())
+        if (!run.summary)
             notes << MainWindow::tr("%1 has no summary line: it did not finish").arg(run.run);
     return notes;
 }

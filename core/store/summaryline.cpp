@@ -1,4 +1,4 @@
-#include "metrics/summaryline.h"
+#include "store/summaryline.h"
 
 #include "util/jsontake.h"
 
