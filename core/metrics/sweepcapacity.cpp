@@ -82,7 +82,26 @@ std::optional<SweepPoint> sweepPoint(const nlohmann::json& summary, const Slo& s
     point.tpotP99 = p(summary, "tpot_ms", "p99");
     point.verdict = judgeStep(summary, slo, point.step == QLatin1String("rate"));
     point.stop = QString::fromStdString(sweep->value("stop", std::string()));
+    point.arm = QString::fromStdString(sweep->value("arm", std::string()));
+    point.overRate = sweep->value("over", std::string("rate")) == "rate";
     return point;
+}
+
+Slo summarySlo(const RunSummary& summary)
+{
+    Slo slo;
+    if (summary.slo.is_object()) {
+        slo.ttftMs = summary.slo.value("ttft_ms", 0.0);
+        slo.tpotMs = summary.slo.value("tpot_ms", 0.0);
+    }
+    return slo;
+}
+
+std::optional<SweepPoint> sweepPoint(const RunSummary& summary)
+{
+    if (!summary.sweep.is_object())
+        return std::nullopt;
+    return sweepPoint(runSummaryToJson(summary), summarySlo(summary));
 }
 
 std::optional<double> sweepCapacity(const std::vector<SweepPoint>& points)

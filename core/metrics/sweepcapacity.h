@@ -1,6 +1,7 @@
 #pragma once
 
 #include "metrics/runsummary.h"
+#include "store/summaryline.h"
 
 #include <QString>
 
@@ -44,10 +45,16 @@ struct SweepPoint {
     double ttftP50 = -1, ttftP99 = -1, tpotP50 = -1, tpotP99 = -1;
     StepVerdict verdict;
     QString stop; ///< the early-stop reason recorded on this step, if any
+    QString arm; ///< the sweep's arm (`sweep.arm`)
+    bool overRate = true; ///< a sweep over rates (`sweep.over`), not concurrencies
 };
 
 /// A point from a step summary that carries `sweep`; nullopt for other summaries.
 std::optional<SweepPoint> sweepPoint(const nlohmann::json& summary, const Slo& slo);
+/// The SLO a run's summary was judged against (its `slo`); none when it carries none.
+Slo summarySlo(const RunSummary& summary);
+/// sweepPoint() of a typed summary, against the SLO it carries (the Live page's knee).
+std::optional<SweepPoint> sweepPoint(const RunSummary& summary);
 
 /// The capacity of one configuration: the highest requested value whose every
 /// repeat passed (SLO met, kept up). Synchronous and throughput steps never count.

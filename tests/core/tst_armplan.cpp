@@ -207,6 +207,25 @@ private slots:
         QVERIFY(plan.stopReason().contains(QStringLiteral("not faster than the synchronous")));
     }
 
+    void aTypedSummaryIsJudgedAgainstTheSloItCarries()
+    {
+        json s = summary(600, 4, 4);
+        s["config"] = "c";
+        s["sweep"] = { { "arm", "knee" }, { "over", "concurrency" }, { "value", 4 }, { "step", "concurrency" } };
+        const std::optional<SweepPoint> free = sweepPoint(runSummaryFromJson(s));
+        QVERIFY(free);
+        QCOMPARE(free->arm, QStringLiteral("knee"));
+        QVERIFY(!free->overRate);
+        QVERIFY(free->verdict.meetsSlo); // no SLO in the summary
+        s["slo"] = { { "ttft_ms", 500.0 }, { "tpot_ms", 0.0 } };
+        const std::optional<SweepPoint> judged = sweepPoint(runSummaryFromJson(s));
+        QVERIFY(judged);
+        QCOMPARE(summarySlo(runSummaryFromJson(s)).ttftMs, 500.0);
+        QVERIFY(!judged->verdict.meetsSlo); // TTFT p99 600 ms > 500 ms
+        s.erase("sweep");
+        QVERIFY(!sweepPoint(runSummaryFromJson(s)));
+    }
+
     void capacityIsTheHighestPassingValue()
     {
         const Slo slo { 500, 50 };

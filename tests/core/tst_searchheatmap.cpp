@@ -1,4 +1,5 @@
 #include "compare/searchheatmap.h"
+#include "compare/searchsofar.h"
 
 #include <QTest>
 
@@ -88,6 +89,48 @@ private slots:
         QVERIFY(!searchHeatmap(nullptr, {}, {}, &error));
         QCOMPARE(searchKnobNames(threeKnobs()),
             (QStringList { QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c") }));
+    }
+
+    void soFarTakesTheSpecsKnobsAndTheBestProbeInTheObjectivesDirection()
+    {
+        const json knobs = { { "b", { { "min", 1 }, { "max", 64 } } }, { "a", { { "min", 1 }, { "max", 64 } } },
+            { "c", { { "min", 1 }, { "max", 8 }, { "scale", "log2" } } } };
+        const json experiment = { { "type", "experiment" },
+            { "spec", { { "name", "grid" }, { "search", { { "knobs", knobs }, { "objective", "ttft_ms.p99" } } } } } };
+        SearchSoFar soFar;
+        QVERIFY(!soFar.start({ { "type", "experiment" }, { "spec", { { "search", { { "knob", "a" } } } } } }));
+        QVERIFY(!soFar.active());
+        QVERIFY(soFar.start(experiment));
+        QCOMPARE(soFar.experimentName(), QStringLiteral("grid"));
+        QCOMPARE(searchKnobNames(soFar.line()),
+            (QStringList { QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c") }));
+        QCOMPARE(soFar.line()["minimize"].get<bool>(), true); // a latency objective
+        QVERIFY(soFar.line()["top"].is_null());
+        // An infeasible probe is never the top; the lowest latency is.
+        for (const json& p :
+            { probe(0, 8, 4, 2, 40), probe(1, 16, 4, 2, 1, false), probe(2, 16, 8, 2, 30), probe(3, 32, 8, 2, 55) }) {
+            json line = p;
+            line["type"] = "search_probe";
+            soFar.addProbe(line);
+        }
+        QCOMPARE(soFar.line()["probes"].size(), std::size_t(4));
+        QVERIFY(!soFar.line()["probes"][0].contains("type"));
+        QCOMPARE(soFar.line()["top"]["objective"].get<double>(), 30.0);
+        QCOMPARE(soFar.line()["top"]["point"]["b"].get<int>(), 8);
+        QVERIFY(soFar.line()["best"].is_null()); // the search's own to say
+        QCOMPARE(soFar.stopReason(), QStringLiteral("?"));
+        // The closing line of a search over other knobs is not this one's.
+        json other = threeKnobs();
+        other["knobs"][0]["name"] = "z";
+        QVERIFY(!soFar.finish(other));
+        QVERIFY(!soFar.ended());
+        QVERIFY(soFar.finish(threeKnobs()));
+        QVERIFY(soFar.ended());
+        QCOMPARE(soFar.stopReason(), QStringLiteral("budget"));
+        soFar.addProbe(probe(9, 1, 1, 1, 1)); // after the end: not counted
+        QCOMPARE(soFar.line()["probes"].size(), threeKnobs()["probes"].size());
+        soFar.clear();
+        QVERIFY(!soFar.active());
     }
 };
 

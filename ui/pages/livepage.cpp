@@ -6,6 +6,7 @@
 #include "charts/timeseriesplot.h"
 #include "feeds/runfileloader.h"
 #include "livebaselineoverlay.h"
+#include "metrics/sweepcapacity.h"
 #include "models/runlistmodel.h"
 #include "pages/livesearchpanel.h"
 #include "progressdelegate.h"
@@ -420,23 +421,13 @@ void LivePage::runFinished(const QString& run, const RunSummary& summary)
 
 void LivePage::addKneePoint(const RunSummary& summary)
 {
-    const nlohmann::json& sweep = summary.sweep;
-    if (!sweep.is_object())
-        return;
-    Slo slo;
-    if (summary.slo.is_object()) {
-        slo.ttftMs = summary.slo.value("ttft_ms", 0.0);
-        slo.tpotMs = summary.slo.value("tpot_ms", 0.0);
-    }
-    // The sweep's figures as compare reads them (sweepcapacity.h takes the summary object).
-    const std::optional<SweepPoint> point = sweepPoint(runSummaryToJson(summary), slo);
+    const std::optional<SweepPoint> point = sweepPoint(summary);
     if (!point)
         return;
-    const QString arm = QString::fromStdString(sweep.value("arm", std::string()));
-    const bool overRate = sweep.value("over", std::string("rate")) == "rate";
-    const QString title = tr("Knee: %1 (sweep over %2)").arg(arm, overRate ? tr("rate") : tr("concurrency"));
+    const QString title
+        = tr("Knee: %1 (sweep over %2)").arg(point->arm, point->overRate ? tr("rate") : tr("concurrency"));
     if (m_knee->arm() != title) // a new sweep arm starts its own chart
-        m_knee->reset(title, overRate, slo);
+        m_knee->reset(title, point->overRate, summarySlo(summary));
     m_knee->addPoint(*point, colorOf(point->config));
     m_knee->show();
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "compare/searchsofar.h"
+
 #include <QWidget>
 
 #include <nlohmann/json.hpp>
@@ -26,16 +28,14 @@ public:
     void finish(const nlohmann::json& searchLine);
     void clear();
     HeatmapPlot* plot() const { return m_plot; }
-    /// The search line so far, as the heatmap reads it.
-    const nlohmann::json& soFar() const { return m_line; }
+    /// The search line so far, as the heatmap reads it (compare/searchsofar.h).
+    const nlohmann::json& soFar() const { return m_search.line(); }
 
 private:
     void redraw();
 
     HeatmapPlot* m_plot;
-    nlohmann::json m_line; ///< a `search` line made of the spec's knobs and the probes so far
-    QString m_name;
-    bool m_ended = false; ///< the closing line has come
+    SearchSoFar m_search;
 };
 
 } // namespace ks
