@@ -37,6 +37,8 @@ KnobRangePanel::KnobRangePanel(QWidget* parent)
     m_heatX->setToolTip(tr("The heatmap's x axis: a knob of the search"));
     m_heatY->setToolTip(tr("The heatmap's y axis: another knob of the search (the rest stay at the recommendation)"));
     m_knob->setToolTip(tr("The knob on the x axis"));
+    for (QComboBox* box : { m_knob, m_heatX, m_heatY }) // knob names run long: max_num_batched_tokens
+        box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_metric->setToolTip(tr("The figure on the y axis, as compare computes it"));
     m_metric->addItems(knobMetrics());
     m_metric->setCurrentText(QStringLiteral("ttft_ms.p99"));
