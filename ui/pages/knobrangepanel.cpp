@@ -136,20 +136,17 @@ void KnobRangePanel::refresh()
 {
     const bool pareto = m_chart->currentIndex() == 1;
     const bool heatmap = m_chart->currentIndex() == 2;
-    m_knob->setEnabled(!pareto && !heatmap);
-    m_metric->setEnabled(!pareto && !heatmap);
-    m_y->setEnabled(pareto);
-    // The heatmap's choosers take the row only for the heatmap, and the other choosers give it room
-    // then: the row stays as wide as it was, and the editor beside the page keeps its width at 1280 px.
-    for (QWidget* chooser : { static_cast<QWidget*>(m_heatX), static_cast<QWidget*>(m_heatY) }) {
-        chooser->setVisible(heatmap);
-        m_labelOf.value(chooser)->setVisible(heatmap);
-    }
-    for (QWidget* chooser :
-        { static_cast<QWidget*>(m_knob), static_cast<QWidget*>(m_metric), static_cast<QWidget*>(m_y) }) {
-        chooser->setVisible(!heatmap);
-        m_labelOf.value(chooser)->setVisible(!heatmap);
-    }
+    // Each chart's choosers only, so the row never widens the page and the editor beside it keeps its
+    // width at 1280 px: a knob name as long as max_num_batched_tokens then shows whole.
+    const auto show = [this](QWidget* chooser, bool visible) {
+        chooser->setVisible(visible);
+        m_labelOf.value(chooser)->setVisible(visible);
+    };
+    show(m_knob, !pareto && !heatmap);
+    show(m_metric, !pareto && !heatmap);
+    show(m_y, pareto);
+    show(m_heatX, heatmap);
+    show(m_heatY, heatmap);
     m_stack->setCurrentIndex(m_chart->currentIndex());
     if (!m_result)
         return;
