@@ -17,9 +17,11 @@ Each is read against base three ways:
 
 Per cell it reports the share of pairs called significant (at 0 %: the false-alarm
 rate) and the coverage: how often the 95 % interval holds the true ratio. The true
-ratio is the ratio of percentiles of the simulator's own timestamps (truth logs),
-pooled over every request of each side in all pairs and rounds; for the A/A pair
-it is 1.
+ratio is what compare's ratio estimates, from the simulator's own timestamps (truth
+logs) of every run in all pairs and rounds: exp(mean log P(run of B) - mean log
+P(run of A)), P a percentile of one run's requests (powertruth.py says why not the
+percentiles of all requests pooled, which the table shows beside it, with the
+coverage they would give); for the A/A pair it is 1.
 
     bench/power.py --knobscope build/dev/bin/knobscope --sim build/dev/bin/knobscope-sim
     bench/power.py ... --jitter 0 --pairs 10     # steady step clock: the phase-lock case
@@ -62,6 +64,10 @@ SIZES = {
     "default": {"fixed": 24, "rate": 10.0, "duration_s": 4, "stress": 48, "max_tokens": 16, "slots": 8},
     "quick": {"fixed": 12, "rate": 10.0, "duration_s": 2, "stress": 40, "max_tokens": 16, "slots": 8},
     "open": {"arms": ["poisson"], "rate": 60.0, "duration_s": 7, "max_tokens": 16, "slots": 64, "shifts": [0, 10, 25]},
+    # The bundled one-knob spec's Poisson arm as it is (2 req/s for 30 s, 128 output tokens) on
+    # its mns32 configuration (sim-8b, 32 slots): about 60 requests a run, 6 minutes a pair.
+    "bundled": {"arms": ["poisson"], "rate": 2.0, "duration_s": 30, "max_tokens": 128, "slots": 32,
+                "model": "sim-8b", "shifts": [0, 10, 25]},
 }
 
 
@@ -107,8 +113,9 @@ def make_spec(sim, port, seed, size, jitter, rounds, per_arm=False):
     command = [WRAPPER, sim, "--port", str(port), "--profile", "{model}", "--max-num-seqs", "{max_num_seqs}",
                "--step-scale", "{step_scale}", "--step-jitter", str(jitter)]
     slots = size.get("slots", 8)
-    configs = [{"label": "base", "model": "sim-1.8b", "knobs": {"max_num_seqs": slots, "step_scale": 1.0}}]
-    configs += [{"label": label, "model": "sim-1.8b", "knobs": {"max_num_seqs": slots, "step_scale": scale}}
+    model = size.get("model", "sim-1.8b")
+    configs = [{"label": "base", "model": model, "knobs": {"max_num_seqs": slots, "step_scale": 1.0}}]
+    configs += [{"label": label, "model": model, "knobs": {"max_num_seqs": slots, "step_scale": scale}}
                 for label, scale, shift in SHIFTS if shift in size.get("shifts", (0, 5, 10, 25))]
     spec = {
         "name": "power",
@@ -198,6 +205,7 @@ def extract(arms, method):
                     ci = (c.get("ratio_ci95") or {}).get(metric, {}).get(stat)
                     flag = (flags or {}).get(metric, {}).get(stat)
                     got["%s.%s" % (metric, stat)] = (ratio, ci, flag)
+            got["rounds_needed"] = c.get("rounds_needed") or {}
             got["method"] = (c.get("ratio_ci95") or {}).get("method")
             got["why"] = (c.get("why") or {}).get("kind")
     return out
@@ -245,21 +253,31 @@ def analyse(work):
             if why:
                 problems.append("%s, %s: %s" % (os.path.basename(runs), method, why))
             results[method].append(extract(arms, method))
+    # Run names repeat from pair to pair (base/fixed#1 in each), so a dropped request is
+    # named by its pair's truth folder too: the cut of one pair's run is not another's.
     skip = set()
     for runs in glob.glob(os.path.join(work, "pair[0-9][0-9].jsonl")):
-        skip |= powertruth.warmup_ids(runs)
-    truth = {}
-    for kind, dropped in (("steady", skip), ("all", frozenset())):
-        pooled = powertruth.pooled_truth(os.path.join(work, "truth"), dropped)
-        for (config, arm), values in pooled.items():
-            base = pooled.get(("base", arm))
-            for metric in ALL_METRICS:
-                for stat in ALL_STATS:
-                    q = float(stat[1:])
-                    a, b = percentile(values[metric], q), percentile(base[metric], q) if base else float("nan")
-                    ratio = 1.0 if config == "base-again" else a / b
-                    truth[(kind, arm, config, "%s.%s" % (metric, stat))] = ratio
+        pair = os.path.basename(runs)[:-len(".jsonl")]
+        skip |= {(pair, rid) for rid in powertruth.warmup_ids(runs)}
+    truth = {}  # ("per run" or "pooled", arm, config, stat) -> the true ratio against base
+    pooled = powertruth.pooled_truth(os.path.join(work, "truth"), skip)
+    per_run = powertruth.per_run_truth(os.path.join(work, "truth"), skip)
+    for (config, arm), values in pooled.items():
+        base, base_runs = pooled.get(("base", arm)), per_run.get(("base", arm), [])
+        for metric in ALL_METRICS:
+            for stat in ALL_STATS:
+                q, sid = float(stat[1:]), "%s.%s" % (metric, stat)
+                a, b = percentile(values[metric], q), percentile(base[metric], q) if base else float("nan")
+                truth[("pooled", arm, config, sid)] = 1.0 if config == "base-again" else a / b
+                truth[("per run", arm, config, sid)] = 1.0 if config == "base-again" else math.exp(
+                    mean_log(per_run[(config, arm)], metric, q) - mean_log(base_runs, metric, q))
     return meta, results, truth, problems
+
+
+def mean_log(runs, metric, q):
+    """The mean over runs of log(the run's percentile q); nan when no run has the metric."""
+    logs = [math.log(p) for p in (percentile(r[metric], q) for r in runs) if finite(p) and p > 0]
+    return sum(logs) / len(logs) if logs else float("nan")
 
 
 def cell(pairs, arm, label, stat, true_ratio):
@@ -293,18 +311,19 @@ def tables(meta, results, truth, problems):
     lines = ["%d pairs, %d %s, A/A calibration of %d runs; --step-jitter %s; %s, %s (%d CPUs)"
              % (meta["pairs"], meta["rounds"], order, meta["aa_runs"], meta["jitter"], meta["date"], meta["host"],
                 meta["cpus"]),
-             "arms (sim-1.8b, --max-num-seqs %d, %d output tokens, 128-token prompts): %s"
-             % (s.get("slots", 8), s["max_tokens"], ", ".join(
+             "arms (%s, --max-num-seqs %d, %d output tokens, 128-token prompts): %s"
+             % (s.get("model", "sim-1.8b"), s.get("slots", 8), s["max_tokens"], ", ".join(
                  {"fixed": "fixed 4 streams x %s requests" % s.get("fixed"),
                   "poisson": "poisson %g req/s for %g s" % (s["rate"], s["duration_s"]),
                   "stress": "stress 32 streams x %s requests" % s.get("stress")}[a] for a in arm_names(s))),
              "one experiment (%d configurations x %d rounds): %s s (min, median, max); calibration %s s"
              % (1 + len(s.get("shifts", (0, 5, 10, 25))), meta["rounds"], spread(meta["pair_seconds"]), meta.get("calibration_seconds", "n/a")),
              "", "Share of pairs called significant (0 %: false alarms) and coverage: how often the 95 % interval holds the "
-             "true ratio (truth logs, the requests compare kept after its MSER-5 warm-up cut; with the warm-up "
-             "beside it):",
-             "", "| arm | method | stat | sig 0 % | sig 5 % | sig 10 % | sig 25 % | coverage 0/5/10/25 % | true ratio 5/10/25 % | with warm-up | interval |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "true ratio (truth logs, the requests compare kept after each run's MSER-5 warm-up cut: the mean of "
+             "the runs' log percentiles; beside it the percentiles of all those requests pooled, and the coverage "
+             "that would give):",
+             "", "| arm | method | stat | sig 0 % | sig 5 % | sig 10 % | sig 25 % | coverage 0/5/10/25 % | true ratio 5/10/25 % | pooled | coverage of pooled | interval |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for arm in arm_names(s):
         for method in METHODS:
             pairs = results.get(method) or []
@@ -312,20 +331,23 @@ def tables(meta, results, truth, problems):
                 continue
             for metric, stat in STATS:
                 sid = "%s.%s" % (metric, stat)
-                sigs, covs, trues, alls = [], [], [], []
+                sigs, covs, trues, pooled, pooled_covs = [], [], [], [], []
                 for label, _, _ in SHIFTS:
-                    t = truth.get(("steady", arm, label, sid), float("nan"))
+                    t = truth.get(("per run", arm, label, sid), float("nan"))
                     k, c, n = cell(pairs, arm, label, sid, t)
                     sigs.append(share(k, n))
                     covs.append(share(c, n) if method != "bootstrap alone" else "")
                     trues.append("%.3f" % t if finite(t) else "n/a")
-                    t = truth.get(("all", arm, label, sid), float("nan"))
-                    alls.append("%.3f" % t if finite(t) else "n/a")
+                    t = truth.get(("pooled", arm, label, sid), float("nan"))
+                    pooled.append("%.3f" % t if finite(t) else "n/a")
+                    _, c, n = cell(pairs, arm, label, sid, t)
+                    pooled_covs.append(share(c, n) if method != "bootstrap alone" else "")
                 seen = sorted({str(p.get(arm, {}).get(label, {}).get("method")) for p in pairs for label, _, _ in SHIFTS}
                               - {"None"})  # a shift this size did not run
-                lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     arm, method, sid, " | ".join(sigs), "/".join(covs) if covs[0] else "(as single)",
-                    "/".join(trues[1:]), "/".join(alls[1:]), ", ".join(seen)))
+                    "/".join(trues[1:]), "/".join(pooled[1:]),
+                    "/".join(pooled_covs) if pooled_covs[0] else "(as single)", ", ".join(seen)))
     lines += ["", "A/A (base-again against base): share of ALL latency ratios significant (TTFT, TPOT, ITL, E2E x "
               "p50, p95, p99), and causes named:", "", "| arm | method | significant | causes named | interval method |",
               "| --- | --- | --- | --- | --- |"]
@@ -349,6 +371,11 @@ def tables(meta, results, truth, problems):
                 lines.append("| %s | %s | %s (%d of %d) | %s | %s |" % (arm, method, share(k, n), k, n,
                                                                      "%d of %d" % (len(causes), len(pairs)),
                                                                      ", ".join(sorted(methods))))
+    needed = rounds_needed_table(meta, results)
+    if needed:
+        lines += ["", "What compare says an undecided ratio needs (`rounds_needed`: paired rounds for 80 %% power at a "
+                  "5 %% difference, from the %d rounds' spread), median over the pairs where it said it, the A/A pair "
+                  "and the 10 %% slower server:" % meta["rounds"], ""] + needed
     if meta["rounds"] > 1:
         lines += ["", "The spread between rounds (run files' summaries; the A/A pair's chance is its false-alarm "
                   "rate with the t interval alone):", "",
@@ -356,6 +383,28 @@ def tables(meta, results, truth, problems):
     if problems:
         lines += ["", "Problems (counted as missing):"] + ["- " + p for p in problems]
     return "\n".join(lines)
+
+
+def rounds_needed_table(meta, results):
+    """Rows of the median rounds_needed per arm and statistic (rounds method), or [] without rounds."""
+    pairs = results.get("rounds") or []
+    if meta["rounds"] < 2 or not pairs:
+        return []
+    rows = ["| arm | stat | base-again: median (pairs that said) | s10: median (pairs that said) |",
+            "| --- | --- | --- | --- |"]
+    for arm in arm_names(meta["sizes"]):
+        for metric, stat in STATS:
+            cells = []
+            for label in ("base-again", "s10"):
+                said = [p.get(arm, {}).get(label, {}).get("rounds_needed", {}).get(metric, {}).get(stat, "absent")
+                        for p in pairs]
+                said = [n for n in said if n != "absent"]
+                counts = sorted(n if finite(n) else 1001 for n in said)  # null: more than 1000
+                med = percentile(counts, 50) if counts else float("nan")
+                cells.append("n/a" if not counts else "%s (%d)" % ("> 1000" if med > 1000 else "%.0f" % med,
+                                                                   len(counts)))
+            rows.append("| %s | %s.%s | %s |" % (arm, metric, stat, " | ".join(cells)))
+    return rows
 
 
 KNOBSCOPE = None
@@ -373,8 +422,9 @@ def main():
     p.add_argument("--per-arm-repeats", action="store_true",
                    help="repeats on each arm, one after another (a knobscope without interleaved rounds)")
     p.add_argument("--quick", action="store_true", help="short arms and 2 pairs: a smoke run")
-    p.add_argument("--size", choices=("default", "open"), default="default",
-                   help="default: the three short arms; open: one Poisson arm of about 360 requests on 64 slots")
+    p.add_argument("--size", choices=("default", "open", "bundled"), default="default",
+                   help="default: the three short arms; open: one Poisson arm of about 420 requests on 64 slots; "
+                        "bundled: the one-knob spec's Poisson arm (sim-8b, 32 slots, about 60 requests)")
     p.add_argument("--out", help="keep every spec, run file and truth log in DIR")
     p.add_argument("--analyse", metavar="DIR", help="print the tables again from a kept --out DIR")
     args = p.parse_args()

@@ -5,6 +5,15 @@ Each request's TTFT, TPOT, ITL and E2E by the server's own timestamps, pooled pe
 warm-up (MSER-5 over the run's TTFT in send order, core/compare/steadystate.cpp)
 before its percentiles; `steady_ids` repeats that cut on the run file's client
 TTFTs, so the truth can be taken over the same requests compare kept.
+
+Two truths, because a run's percentile and the percentile of every run pooled are
+not the same quantity. compare's ratio over rounds is the geometric mean of each
+round's ratio, and a single run's ratio is one such round, so what both estimate is
+exp(E[log P(run of B)] - E[log P(run of A)]), P a percentile of one run of the arm.
+`per_run_truth` gives that, from each run's server-side requests. `pooled_truth`
+pools every request of a side first: in an arm that sometimes tips into a queue the
+pooled p99 is set by the few runs that queued (2.09x where the runs' own p99s moved
+1.4x), which no per-run interval aims at.
 """
 import glob
 import json
@@ -71,24 +80,43 @@ def warmup_ids(run_file):
     return dropped
 
 
-def pooled_truth(truth_dir, skip=frozenset()):
-    """(config, arm) -> metric -> values (ms), leaving out the request ids in `skip`."""
-    pooled = {}
+def _requests(truth_dir, skip):
+    """(folder under truth_dir, run label, config, arm, record) of every good request whose
+    (folder, X-Request-Id) is not in `skip`."""
     for path in glob.glob(os.path.join(truth_dir, "**", "*.jsonl"), recursive=True):
+        where = os.path.relpath(path, truth_dir).split(os.sep)[0]  # pairNN: a run label repeats across pairs
         for r in read_truth_log(path):
             rid = r.get("client_request_id") or ""
-            if r.get("fault") != "none" or r.get("status") != 200 or "/" not in rid or rid in skip:
+            if r.get("fault") != "none" or r.get("status") != 200 or "/" not in rid or (where, rid) in skip:
                 continue
             if r.get("first_token_us") is None or r.get("arrival_us") is None:
                 continue
             label = rid.rsplit("/", 1)[0]
             config, arm = label.split("/", 1) if "/" in label else (label, "")
             arm = arm.split("#")[0].split("@")[0].split("~")[0]
-            m = pooled.setdefault((config, arm), {k: [] for k in METRICS})
-            tokens = r.get("token_us") or []
-            m["ttft_ms"].append((r["first_token_us"] - r["arrival_us"]) / 1000)
-            m["e2e_ms"].append((r["end_us"] - r["arrival_us"]) / 1000)
-            if len(tokens) > 1:
-                m["tpot_ms"].append((tokens[-1] - tokens[0]) / 1000 / (len(tokens) - 1))
-                m["itl_ms"].extend((b - a) / 1000 for a, b in zip(tokens, tokens[1:]))
+            yield where, label, config, arm, r
+
+
+def _add(m, r):
+    tokens = r.get("token_us") or []
+    m["ttft_ms"].append((r["first_token_us"] - r["arrival_us"]) / 1000)
+    m["e2e_ms"].append((r["end_us"] - r["arrival_us"]) / 1000)
+    if len(tokens) > 1:
+        m["tpot_ms"].append((tokens[-1] - tokens[0]) / 1000 / (len(tokens) - 1))
+        m["itl_ms"].extend((b - a) / 1000 for a, b in zip(tokens, tokens[1:]))
+
+
+def pooled_truth(truth_dir, skip=frozenset()):
+    """(config, arm) -> metric -> values (ms), leaving out the (folder, request id)s in `skip`."""
+    pooled = {}
+    for _, _, config, arm, r in _requests(truth_dir, skip):
+        _add(pooled.setdefault((config, arm), {k: [] for k in METRICS}), r)
     return pooled
+
+
+def per_run_truth(truth_dir, skip=frozenset()):
+    """(config, arm) -> a list of runs, each metric -> values (ms), leaving out the (folder, request id)s in `skip`."""
+    runs = {}
+    for where, label, config, arm, r in _requests(truth_dir, skip):
+        _add(runs.setdefault((config, arm), {}).setdefault((where, label), {k: [] for k in METRICS}), r)
+    return {key: list(by_run.values()) for key, by_run in runs.items()}
