@@ -3,7 +3,7 @@
 Each request's TTFT, TPOT, ITL and E2E by the server's own timestamps, pooled per
 (configuration, arm) over every truth log under a folder. compare drops each run's
 warm-up (MSER-5 over the run's TTFT in send order, core/compare/steadystate.cpp)
-before its percentiles; `steady_ids` repeats that cut on the run file's client
+before its percentiles; `warmup_ids` repeats that cut on the run file's client
 TTFTs, so the truth can be taken over the same requests compare kept.
 
 Two truths, because a run's percentile and the percentile of every run pooled are
@@ -11,9 +11,9 @@ not the same quantity. compare's ratio over rounds is the geometric mean of each
 round's ratio, and a single run's ratio is one such round, so what both estimate is
 exp(E[log P(run of B)] - E[log P(run of A)]), P a percentile of one run of the arm.
 `per_run_truth` gives that, from each run's server-side requests. `pooled_truth`
-pools every request of a side first: in an arm that sometimes tips into a queue the
-pooled p99 is set by the few runs that queued (2.09x where the runs' own p99s moved
-1.4x), which no per-run interval aims at.
+pools every request of a side first, so its p99 follows the side's slowest runs:
+for a 24-request closed loop 25 % slower, 1.123x pooled against 1.169x per run
+(20 pairs, steady clock), a gap wider than the intervals it was checking.
 """
 import glob
 import json
